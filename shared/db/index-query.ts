@@ -1,0 +1,90 @@
+/**
+ * One page of an ordering index partition (see sort-keys.ts) with cursor semantics of API.md
+ * §1.5. One Query per page, strongly consistent; a filter expression is applied with a bounded
+ * read (at most `READ_BUDGET` items evaluated), so a filtered page may be short — even empty —
+ * while `next` is set.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Cursor } from '../http/cursor.js';
+import { db, tableName } from './client.js';
+
+const READ_BUDGET = 400;
+
+export interface IndexFilter {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+export interface IndexPageRequest {
+  pk: string;
+  /** True when the list order is the partition's ascending order. */
+  forward: boolean;
+  limit: number;
+  cursor: Cursor | null;
+  filter?: IndexFilter;
+}
+
+export interface IndexPage<T> {
+  items: { sk: string; value: T }[];
+  next: Cursor | null;
+  previous: Cursor | null;
+}
+
+export async function queryIndexPage<T>(
+  req: IndexPageRequest,
+  project: (item: Record<string, unknown>) => T,
+): Promise<IndexPage<T>> {
+  const towardsEnd = req.cursor === null || req.cursor.d === 'n';
+  // Reading towards the end of the list follows the partition's list order.
+  const scanForward = towardsEnd === req.forward;
+  const names: Record<string, string> = { '#pk': 'pk', ...req.filter?.names };
+  const values: Record<string, unknown> = { ':pk': req.pk, ...req.filter?.values };
+  let keyCondition = '#pk = :pk';
+  if (req.cursor) {
+    names['#sk'] = 'sk';
+    values[':k'] = req.cursor.k;
+    const op = scanForward ? (req.cursor.i ? '>=' : '>') : req.cursor.i ? '<=' : '<';
+    keyCondition += ` AND #sk ${op} :k`;
+  }
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: keyCondition,
+      FilterExpression: req.filter?.expression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: scanForward,
+      ConsistentRead: true,
+      Limit: req.filter ? Math.max(READ_BUDGET, req.limit + 1) : req.limit + 1,
+    }),
+  );
+  const read = (out.Items ?? []).map((item) => ({ sk: String(item.sk), value: project(item) }));
+  const truncated = read.length > req.limit;
+  const kept = read.slice(0, req.limit);
+  const lastEvaluated = out.LastEvaluatedKey?.sk as string | undefined;
+  // Where reading stopped, in scan order: the last kept item when the page was cut, otherwise
+  // the last evaluated key (items between the two were read and filtered out).
+  const boundary = truncated ? kept.at(-1)!.sk : (lastEvaluated ?? kept.at(-1)?.sk);
+  const more = truncated || lastEvaluated !== undefined;
+
+  if (towardsEnd) {
+    const next: Cursor | null = more && boundary !== undefined ? { d: 'n', k: boundary } : null;
+    let previous: Cursor | null = null;
+    if (req.cursor) previous = kept[0] ? { d: 'p', k: kept[0].sk } : flip(req.cursor, 'p');
+    return { items: kept, next, previous };
+  }
+  // Read backwards from the cursor: put the page back into list order.
+  const items = kept.reverse();
+  const cursor = req.cursor!;
+  const previous: Cursor =
+    more && boundary !== undefined ? { d: 'p', k: boundary } : items[0] ? { d: 'p', k: items[0].sk } : { ...cursor };
+  const last = items.at(-1);
+  const next: Cursor = last ? { d: 'n', k: last.sk } : flip(cursor, 'n');
+  return { items, next, previous };
+}
+
+/** The cursor for the records on the other side of the same boundary. */
+function flip(c: Cursor, d: Cursor['d']): Cursor {
+  return c.i ? { d, k: c.k } : { d, k: c.k, i: true };
+}

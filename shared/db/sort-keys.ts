@@ -1,0 +1,63 @@
+/**
+ * Sort keys of ordering index items (API.md §1.6 "Ordering"): records ordered by one key, then
+ * by id ascending, `null` last in both directions, text compared as N(value) by code point.
+ *
+ * DynamoDB orders string sort keys by their UTF-8 bytes, which is code point order. Each
+ * ordering has two index partitions, one per direction:
+ *   ascending:  "1" + value + SEP + id          (null: "2" + SEP + id), read forwards;
+ *   descending: "1" + value + SEP + invert(id)  (null: "0" + SEP + invert(id)), read backwards.
+ * Ids are fixed-length (shared/ids.ts), which invert() needs.
+ * Reading the descending partition backwards yields values descending, ties by id ascending
+ * (because invert() reverses the order of fixed-length ids), and nulls last.
+ */
+import { searchNormalize } from '../text.js';
+
+/** Lower than every character a value can contain (values never hold control characters). */
+const SEP = '\u0001';
+/** Sort keys are limited to 1,024 bytes; text values are cut (at a code point) to this many. */
+const MAX_VALUE_BYTES = 900;
+
+export type OrderValue = string | number | null;
+export type OrderType = 'text' | 'count' | 'plain';
+
+const ID_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
+
+/** Maps each id character to its mirror in byte order, so invert(a) < invert(b) ⇔ a > b. */
+export function invertId(id: string): string {
+  let out = '';
+  for (const ch of id) out += ID_ALPHABET[ID_ALPHABET.length - 1 - ID_ALPHABET.indexOf(ch)];
+  return out;
+}
+
+function cutUtf8(s: string, maxBytes: number): string {
+  if (Buffer.byteLength(s) <= maxBytes) return s;
+  let out = '';
+  let bytes = 0;
+  for (const ch of s) {
+    const b = Buffer.byteLength(ch);
+    if (bytes + b > maxBytes) break;
+    out += ch;
+    bytes += b;
+  }
+  return out;
+}
+
+function encodeValue(value: Exclude<OrderValue, null>, type: OrderType): string {
+  switch (type) {
+    case 'text':
+      return cutUtf8(searchNormalize(String(value)), MAX_VALUE_BYTES);
+    case 'count': {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0) throw new Error(`count sort value must be a non-negative integer: ${value}`);
+      return String(n).padStart(15, '0');
+    }
+    case 'plain':
+      // Fixed-width strings that already sort correctly (timestamps, dates).
+      return String(value);
+  }
+}
+
+export function sortKey(value: OrderValue, type: OrderType, id: string, direction: 'asc' | 'desc'): string {
+  if (direction === 'asc') return value === null ? `2${SEP}${id}` : `1${encodeValue(value, type)}${SEP}${id}`;
+  return value === null ? `0${SEP}${invertId(id)}` : `1${encodeValue(value, type)}${SEP}${invertId(id)}`;
+}

@@ -1,0 +1,203 @@
+/**
+ * Field builders for request bodies and query values (API.md §1.2, §1.6), and the mapping of
+ * validation issues to the `errors` member of a problem. Every resource schema is built from
+ * these, so strings, URLs, dates and enums follow one set of rules everywhere.
+ */
+import { z } from 'zod';
+import type { FieldErrors } from '../http/problem.js';
+import { codePoints, hasControlChars, hasTextControlChars } from '../text.js';
+
+export const MSG = {
+  required: 'This field is required.',
+  blank: 'This field may not be blank.',
+  null: 'This field may not be null.',
+  unknown: 'Unknown field.',
+  control: 'Control characters are not allowed.',
+  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
+  minLength: (n: number) => `Ensure this field has at least ${n} characters.`,
+  choice: (v: unknown) => `"${String(v)}" is not a valid choice.`,
+  url: 'Enter a valid URL.',
+  https: 'The URL must use https.',
+  date: 'Enter a valid date in the format YYYY-MM-DD.',
+} as const;
+
+const TYPE_MESSAGES: Record<string, string> = {
+  string: 'Not a valid string.',
+  int: 'A valid integer is required.',
+  number: 'A valid number is required.',
+  boolean: 'Must be a valid boolean.',
+  array: 'Expected a list of items.',
+  object: 'Expected an object.',
+};
+
+/** Converts zod issues into `errors` (dotted field paths → messages). */
+export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (path: readonly PropertyKey[], message: string) => {
+    const key = path.length === 0 ? 'non_field_errors' : path.map(String).join('.');
+    (errors[key] ??= []).includes(message) || errors[key].push(message);
+  };
+  for (const issue of issues) {
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        for (const key of issue.keys) add([...issue.path, key], MSG.unknown);
+        break;
+      case 'invalid_type':
+        if (issue.input === undefined) add(issue.path, MSG.required);
+        else if (issue.input === null) add(issue.path, MSG.null);
+        else add(issue.path, TYPE_MESSAGES[issue.expected] ?? `Expected ${issue.expected}.`);
+        break;
+      case 'invalid_value':
+        add(issue.path, MSG.choice(issue.input));
+        break;
+      case 'too_big':
+        add(issue.path, issue.origin === 'array' ? `Ensure this field has no more than ${String(issue.maximum)} items.` : `Ensure this value is less than or equal to ${String(issue.maximum)}.`);
+        break;
+      case 'too_small':
+        add(issue.path, issue.origin === 'array' ? `Ensure this field has at least ${String(issue.minimum)} items.` : `Ensure this value is greater than or equal to ${String(issue.minimum)}.`);
+        break;
+      default:
+        add(issue.path, issue.message);
+    }
+  }
+  return errors;
+}
+
+type Ctx = z.core.$RefinementCtx;
+const fail = (ctx: Ctx, input: unknown, message: string) => ctx.issues.push({ code: 'custom', message, input });
+
+/** Single-line string: NFC, trimmed, no control characters, length in code points. */
+export function line(opts: { max: number; min?: number }) {
+  const min = opts.min ?? 0;
+  return z
+    .string()
+    .transform((raw, ctx) => {
+      const v = raw.normalize('NFC').trim();
+      if (hasControlChars(v)) fail(ctx, raw, MSG.control);
+      const n = codePoints(v);
+      if (min > 0 && n === 0) fail(ctx, raw, MSG.blank);
+      else if (n < min) fail(ctx, raw, MSG.minLength(min));
+      if (n > opts.max) fail(ctx, raw, MSG.maxLength(opts.max));
+      return v;
+    })
+    .meta({ maxLength: opts.max, ...(min > 0 ? { minLength: min } : {}) });
+}
+
+/** Multi-line text: NFC, stored as sent, only \n \r \t as control characters. */
+export function text(opts: { max: number; min?: number }) {
+  const min = opts.min ?? 0;
+  return z
+    .string()
+    .transform((raw, ctx) => {
+      const v = raw.normalize('NFC');
+      if (hasTextControlChars(v)) fail(ctx, raw, MSG.control);
+      const n = codePoints(v);
+      if (min > 0 && v.trim() === '') fail(ctx, raw, MSG.blank);
+      else if (n < min) fail(ctx, raw, MSG.minLength(min));
+      if (n > opts.max) fail(ctx, raw, MSG.maxLength(opts.max));
+      return v;
+    })
+    .meta({ maxLength: opts.max, ...(min > 0 ? { minLength: min } : {}) });
+}
+
+/** Absolute URL (§1.2): https (or http where allowed), a host, no credentials, no white space. */
+export function url(opts: { allowHttp?: boolean } = {}) {
+  return z
+    .string()
+    .transform((raw, ctx) => {
+      const v = raw.normalize('NFC').trim();
+      if (v.length > 2048 || /\s/.test(v) || hasControlChars(v)) {
+        fail(ctx, raw, MSG.url);
+        return v;
+      }
+      let parsed: URL;
+      try {
+        parsed = new URL(v);
+      } catch {
+        fail(ctx, raw, MSG.url);
+        return v;
+      }
+      const okScheme = parsed.protocol === 'https:' || (opts.allowHttp === true && parsed.protocol === 'http:');
+      if (!okScheme) fail(ctx, raw, opts.allowHttp ? MSG.url : MSG.https);
+      else if (parsed.hostname === '' || parsed.username !== '' || parsed.password !== '') fail(ctx, raw, MSG.url);
+      return v;
+    })
+    .meta({ format: 'uri', maxLength: 2048 });
+}
+
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+/** Calendar date `YYYY-MM-DD` within [min, max]; `max: 'today'` means today in UTC. */
+export function date(opts: { min: string; max: string | 'today' }) {
+  return z
+    .string()
+    .transform((v, ctx) => {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+      const d = m ? new Date(`${v}T00:00:00.000Z`) : null;
+      if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
+        fail(ctx, v, MSG.date);
+        return v;
+      }
+      const max = opts.max === 'today' ? todayUtc() : opts.max;
+      if (v < opts.min || v > max) fail(ctx, v, `Enter a date between ${opts.min} and ${max}.`);
+      return v;
+    })
+    .meta({ format: 'date' });
+}
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values);
+}
+
+/** Path ids and body references: opaque server ids (§1.3). */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const id = () => z.string().regex(ID_PATTERN, 'Not a valid id.');
+
+/**
+ * A field of a write shape: its schema and, for optional fields, the default a `POST`/`PUT`
+ * applies when the field is omitted. Optional string fields accept `null` as a synonym of `""`.
+ */
+export interface FieldSpec {
+  schema: z.ZodType;
+  /** Absent: the field is required. */
+  default?: () => unknown;
+  /** A short description for the OpenAPI document. */
+  description?: string;
+}
+
+export const required = (schema: z.ZodType, description?: string): FieldSpec => ({ schema, description });
+export const optional = (schema: z.ZodType, fallback: () => unknown, description?: string): FieldSpec => ({
+  schema,
+  default: fallback,
+  description,
+});
+/** Optional string/text field: `null` and omission both mean `""`. */
+export const optionalText = (schema: z.ZodType, description?: string): FieldSpec => ({
+  schema: schema.nullable().transform((v) => v ?? ''),
+  default: () => '',
+  description,
+});
+/** Optional nullable field (`T|null`, default null). */
+export const optionalNullable = (schema: z.ZodType, description?: string): FieldSpec => ({
+  schema: schema.nullable(),
+  default: () => null,
+  description,
+});
+
+export type FieldSpecs = Record<string, FieldSpec>;
+
+/**
+ * The three body schemas of a write shape: create/replace (`POST`, `PUT`: required fields must
+ * be present, omitted optional ones take their defaults) and patch (every field optional, no
+ * defaults). All are strict: unknown fields are errors.
+ */
+export function writeSchemas(fields: FieldSpecs) {
+  const full: Record<string, z.ZodType> = {};
+  const partial: Record<string, z.ZodType> = {};
+  for (const [name, spec] of Object.entries(fields)) {
+    const described = spec.description ? spec.schema.describe(spec.description) : spec.schema;
+    full[name] = spec.default ? described.optional().transform((v) => (v === undefined ? spec.default!() : v)) : described;
+    partial[name] = described.optional();
+  }
+  return { full: z.strictObject(full), partial: z.strictObject(partial) };
+}

@@ -1,0 +1,41 @@
+/**
+ * A catalogue resource as the CRUD operations see it (API.md §4.0): its storage (an entity of
+ * shared/db), its write shape, its read shape, its list options and its own rules.
+ */
+import type { z } from 'zod';
+import type { Role } from '../auth/roles.js';
+import type { BaseRecord, EntityDef, Stored } from '../db/records.js';
+import { writeSchemas, type FieldSpecs } from './fields.js';
+
+export interface ListOptions {
+  /** Allowed `ordering` keys and the default (prefixed with `-` for descending). */
+  orderings: readonly string[];
+  defaultOrdering: string;
+  /** Whether `q` is accepted. */
+  search: boolean;
+  /** Extra filter parameters (query schemas) matched by equality on filter attributes. */
+  filters?: z.ZodRawShape;
+}
+
+export interface Resource<R extends BaseRecord = BaseRecord> {
+  /** Collection segment of the paths (`/api/<segment>/`). */
+  segment: string;
+  /** Singular noun for messages and summaries. */
+  noun: string;
+  entity: EntityDef<R>;
+  /** Lowest role allowed to write. */
+  writer: Role;
+  /** Write shape: fields a client may send. */
+  fields: FieldSpecs;
+  /** Read shape (list item = detail for these resources). */
+  read: z.ZodObject;
+  list: ListOptions;
+  /** Builds the stored record from the writable values (`prev` when the record exists). */
+  toRecord(values: Record<string, unknown>, meta: { id: string; created_at: string; updated_at: string }, prev: R | null): R;
+  /** Rules that need the stored record (e.g. 409 on a forbidden change); throws HttpError. */
+  checkChange?(before: Stored<R> | null, after: R): void;
+}
+
+export function bodySchemas<R extends BaseRecord>(resource: Resource<R>) {
+  return writeSchemas(resource.fields);
+}

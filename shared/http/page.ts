@@ -1,0 +1,28 @@
+/** The pagination envelope of API.md §1.5 with absolute `next`/`previous` links. */
+import { encodeCursor, queryBinding, type Cursor } from './cursor.js';
+import type { ApiRequest, Reply } from './handler.js';
+
+export const DEFAULT_LIMIT = 25;
+
+export function pageLimit(req: ApiRequest): number {
+  return req.query.limit ?? DEFAULT_LIMIT;
+}
+
+async function link(req: ApiRequest, cursor: Cursor | null): Promise<string | null> {
+  if (!cursor) return null;
+  const token = await encodeCursor(cursor, queryBinding(req.route.path, req.queryPairs));
+  const pairs = req.queryPairs.filter(([k]) => k !== 'cursor');
+  pairs.push(['cursor', token]);
+  const qs = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  return `${req.baseUrl}${req.path}?${qs}`;
+}
+
+export async function pageReply<T>(
+  req: ApiRequest,
+  page: { items: readonly T[]; next: Cursor | null; previous: Cursor | null },
+  count: number | null,
+  extra: Record<string, unknown> = {},
+): Promise<Reply> {
+  const [next, previous] = await Promise.all([link(req, page.next), link(req, page.previous)]);
+  return { status: 200, body: { count, next, previous, results: page.items, ...extra } };
+}

@@ -1,0 +1,58 @@
+/** Representations: strong ETags from the body (§1.7), sparse fieldsets (§1.6), Cache-Control. */
+import { createHash } from 'node:crypto';
+import type { CachePolicy } from './route.js';
+import { preconditionFailed } from './problem.js';
+import type { EntityTags } from './request.js';
+
+export function etagOf(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+}
+
+/** The ETag of a record's representation (what its GET without `fields` would send). */
+export function recordEtag(representation: unknown): string {
+  return etagOf(JSON.stringify(representation));
+}
+
+/** If-None-Match uses the weak comparison. */
+export function noneMatch(tags: EntityTags, etag: string): boolean {
+  if (tags === '*') return true;
+  const value = etag.slice(1, -1);
+  return tags.some((t) => t.tag === value);
+}
+
+/** If-Match uses the strong comparison; `*` matches any existing record. Throws 412. */
+export function checkIfMatch(tags: EntityTags | null, currentEtag: string): void {
+  if (tags === null || tags === '*') return;
+  const value = currentEtag.slice(1, -1);
+  if (!tags.some((t) => !t.weak && t.tag === value)) throw preconditionFailed();
+}
+
+/** The record with its keys in the order of its read shape (stored maps do not keep key order). */
+export function inShapeOrder<T>(record: T, keys: readonly string[]): T {
+  const src = record as Record<string, unknown>;
+  return Object.fromEntries(keys.filter((k) => k in src).map((k) => [k, src[k]])) as T;
+}
+
+/** Keeps only `fields` (plus `id` where the shape has one) of a record. */
+export function projectFields(record: unknown, fields: readonly string[]): unknown {
+  if (typeof record !== 'object' || record === null) return record;
+  const src = record as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if ('id' in src) out.id = src.id;
+  for (const f of fields) if (f in src) out[f] = src[f];
+  return out;
+}
+
+export function cacheControl(policy: CachePolicy, personalised: boolean): string {
+  switch (policy) {
+    case 'public':
+      return 'public, max-age=60';
+    case 'public-vary':
+      return personalised ? 'private, no-store' : 'public, max-age=60';
+    case 'static':
+      return 'public, max-age=3600';
+    case 'private':
+    case 'no-store':
+      return policy === 'private' ? 'private, no-store' : 'no-store';
+  }
+}

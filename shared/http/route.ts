@@ -1,0 +1,93 @@
+/**
+ * Route declarations: the one place where an operation's method, path, access rule, schemas and
+ * summary are written. The CDK app, the local server, the catch-all function, the OpenAPI
+ * document and the tests all read these (functions/registry.ts lists them).
+ */
+import type { z } from 'zod';
+import type { Role } from '../auth/roles.js';
+import type { ProblemType } from './problem.js';
+
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type Method = (typeof METHODS)[number];
+
+/**
+ * Who may call the operation:
+ * - `public`: anyone; a token, when sent, must be valid (it may personalise the response);
+ * - `credentials`: anyone; the Authorization header is ignored (sign-in, registration, …);
+ * - a role: a signed-in user with at least that role (the authorizer is attached on AWS).
+ */
+export type Access = 'public' | 'credentials' | Role;
+
+/**
+ * Cache-Control of successful GET responses (§1.7): `public` (max-age=60), `private`
+ * (private, no-store), `no-store`, `static` (public, max-age=3600). `public-vary` is public for
+ * anonymous callers and private with a token, with `Vary: Authorization`.
+ */
+export type CachePolicy = 'public' | 'private' | 'no-store' | 'static' | 'public-vary';
+
+export interface ResponseSpec {
+  status: 200 | 201 | 204;
+  /** Shape of the body (of each item of `results` when `page`). */
+  schema?: z.ZodType;
+  /** The body is the pagination envelope of §1.5. */
+  page?: boolean;
+  /** Keys accepted by `fields` (sparse fieldsets); absent: `fields` is not accepted. */
+  fields?: readonly string[];
+  /** Extra envelope keys of a page (e.g. `refreshed_at`). */
+  envelope?: z.ZodRawShape;
+  /** Write responses carry the ETag of the record they return; false where the body is no record. */
+  etag?: boolean;
+}
+
+export interface RouteDecl {
+  /** `<group>.<operation>`; the handler is `functions/<group>/<operation>.ts`. */
+  name: string;
+  method: Method;
+  /** Exactly as in spec/operations.tsv. */
+  path: string;
+  access: Access;
+  summary: string;
+  description?: string;
+  /** Path parameters; a value that fails this schema is a 404 (§1.3). */
+  params?: z.ZodObject;
+  /** Query parameters (string values); `limit`, `cursor` and `fields` are added for pages. */
+  query?: z.ZodObject;
+  /** Request body: the schema validated when the handler asks for the body. */
+  body?: z.ZodType;
+  response: ResponseSpec;
+  cache?: CachePolicy;
+  /** Problem types specific to this operation (for the OpenAPI document). */
+  errors?: readonly ProblemType[];
+}
+
+export function defineRoute<const T extends RouteDecl>(decl: T): T {
+  return decl;
+}
+
+/** The entry module of a route's function, relative to the repository root. */
+export function routeEntry(route: Pick<RouteDecl, 'name'>): string {
+  const [group, op] = route.name.split('.');
+  return `functions/${group}/${op}.ts`;
+}
+
+/** Whether the API Gateway route gets the Lambda authorizer. */
+export function needsAuthorizer(route: Pick<RouteDecl, 'access'>): boolean {
+  return route.access !== 'public' && route.access !== 'credentials';
+}
+
+/** Names of the path parameters, in order (`{id}` twice in review paths: `id`, `id_2`). */
+export function pathParamNames(path: string): string[] {
+  const seen = new Map<string, number>();
+  return [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => {
+    const n = (seen.get(m[1]!) ?? 0) + 1;
+    seen.set(m[1]!, n);
+    return n === 1 ? m[1]! : `${m[1]}_${n}`;
+  });
+}
+
+/** The path as an API Gateway route key (parameter names made unique, see pathParamNames). */
+export function gatewayPath(path: string): string {
+  const names = pathParamNames(path);
+  let i = 0;
+  return path.replace(/\{[a-z_]+\}/g, () => `{${names[i++]}}`);
+}

@@ -1,0 +1,123 @@
+/**
+ * The OpenAPI 3.1 document (GET /api/schema/), generated from the route declarations: paths,
+ * parameters, request bodies, responses (the pagination envelope for lists) and problem types.
+ */
+import { z } from 'zod';
+import { PROBLEMS, type ProblemType } from './http/problem.js';
+import { gatewayPath, needsAuthorizer, pathParamNames, type RouteDecl } from './http/route.js';
+import { pageQuerySchema } from './http/schemas.js';
+
+type Json = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  delete out.$schema;
+  return out;
+}
+
+const problemSchema: Json = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'instance', 'request_id'],
+  properties: {
+    type: { type: 'string', enum: Object.keys(PROBLEMS).map((t) => `urn:problem:${t}`) },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    request_id: { type: 'string' },
+    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    existing_id: { type: 'string' },
+    retry_after: { type: 'integer' },
+  },
+};
+
+function problemResponse(types: ProblemType[]): Json {
+  const described = types.map((t) => `\`urn:problem:${t}\` (${PROBLEMS[t].title})`).join('; ');
+  return {
+    description: described,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+}
+
+function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
+  const types: ProblemType[] = ['invalid-query', 'internal-error', 'service-unavailable', ...(route.errors ?? [])];
+  if (route.body) types.push('malformed-request', 'payload-too-large', 'unsupported-media-type', 'validation-error');
+  if (route.access !== 'credentials') types.push('invalid-token');
+  if (needsAuthorizer(route)) types.push('authentication-required', 'forbidden');
+  if (pathParamNames(route.path).length > 0) types.push('not-found');
+  const byStatus = new Map<number, ProblemType[]>();
+  for (const t of new Set(types)) {
+    const s = PROBLEMS[t].status;
+    byStatus.set(s, [...(byStatus.get(s) ?? []), t]);
+  }
+  return byStatus;
+}
+
+function operation(route: RouteDecl): Json {
+  const query = pageQuerySchema(route);
+  const parameters: Json[] = [
+    ...pathParamNames(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } })),
+    ...Object.entries(query.shape).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema: jsonSchema(schema as z.ZodType, 'input'),
+    })),
+  ];
+  const { response } = route;
+  let success: Json = { description: 'No content' };
+  if (response.schema) {
+    const item = jsonSchema(response.schema, 'output');
+    const schema = response.page
+      ? {
+          type: 'object',
+          required: ['count', 'next', 'previous', 'results'],
+          properties: {
+            count: { type: ['integer', 'null'] },
+            next: { type: ['string', 'null'], format: 'uri' },
+            previous: { type: ['string', 'null'], format: 'uri' },
+            results: { type: 'array', items: item },
+            ...(response.envelope ? jsonSchema(z.object(response.envelope), 'output').properties as Json : {}),
+          },
+        }
+      : item;
+    success = { description: 'Success', content: { 'application/json': { schema } } };
+  }
+  const responses: Json = { [String(response.status)]: success };
+  if (route.method === 'GET') responses['304'] = { description: 'Not modified (If-None-Match)' };
+  for (const [status, types] of [...errorsOf(route)].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(types);
+  return {
+    operationId: route.name,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.name.split('.')[0]],
+    ...(route.access === 'credentials' ? {} : { security: route.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }] }),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? { requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      : {}),
+    responses,
+  };
+}
+
+export function openApiDocument(routes: readonly RouteDecl[], baseUrl: string): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const key = gatewayPath(route.path);
+    paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation(route) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Anime & Manga Catalogue API',
+      version: '1',
+      description: 'Public anime & manga catalogue. Errors are RFC 9457 problem documents; lists use cursor pagination.',
+    },
+    servers: [{ url: baseUrl }],
+    paths,
+    components: {
+      schemas: { Problem: problemSchema },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    },
+  };
+}
