@@ -19,4 +19,9 @@ export default tseslint.config(
     files: ['infra/local/**', 'test/**', 'infra/aws/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // Tests read response bodies of many shapes.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

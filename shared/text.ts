@@ -7,7 +7,9 @@ const COMBINING_MARK = /\p{Mn}/gu;
 const APOSTROPHES = /['\u2019]/g;
 const WORD_RUN = /[\p{L}\p{N}]+/gu;
 const WORD_STARTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- as above, except \t \n \r
 const TEXT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** Full Unicode case folding, as far as the JavaScript runtime offers it (ß → ss, ς → σ, …). */

@@ -15,6 +15,10 @@ import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseExc
 import { createTableInput } from '../../shared/db/table.js';
 import { startSecretsEmulator } from './secrets-emulator.js';
 
+// aws-ses-v2-local is CommonJS with a default export: Node hands over module.exports, Vite the function.
+type SesStart = (config: { host?: string; port?: number }) => Promise<unknown>;
+const startSes: SesStart = typeof sesModule === 'function' ? (sesModule as SesStart) : (sesModule as unknown as { default: SesStart }).default;
+
 export interface Engines {
   dynamodb: string;
   mail: string;
@@ -93,7 +97,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
   try {
     const dynamodb = `http://127.0.0.1:${dynamoPort}`;
     const mailPort = await freePort();
-    const mailServer = (await sesModule.default({ host: '127.0.0.1', port: mailPort })) as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
+    const mailServer = (await startSes({ host: '127.0.0.1', port: mailPort })) as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
     stops.push(() => new Promise((r) => { mailServer.closeAllConnections?.(); mailServer.close(() => r()); }));
     const mail = `http://127.0.0.1:${mailPort}`;
 

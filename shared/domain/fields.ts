@@ -35,7 +35,8 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors
   const errors: FieldErrors = {};
   const add = (path: readonly PropertyKey[], message: string) => {
     const key = path.length === 0 ? 'non_field_errors' : path.map(String).join('.');
-    (errors[key] ??= []).includes(message) || errors[key].push(message);
+    const list = (errors[key] ??= []);
+    if (!list.includes(message)) list.push(message);
   };
   for (const issue of issues) {
     switch (issue.code) {

@@ -1,0 +1,77 @@
+/**
+ * End-to-end helpers: the local API Gateway of infra/local on an ephemeral port (functions run
+ * in this test process against the real engines), and signed-in callers of any role.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { startGateway, type Gateway } from '../../infra/local/gateway.js';
+import { isStaff, type Role } from '../../shared/auth/roles.js';
+import { signToken } from '../../shared/auth/tokens.js';
+import { createUser } from '../../shared/db/users.js';
+import { newId } from '../../shared/ids.js';
+
+export interface TestServer {
+  url: string;
+  /** A new active user of this role and an access token for it. */
+  user(role: Role): Promise<{ id: string; username: string; token: string; auth: Record<string, string> }>;
+}
+
+export async function createTestUser(role: Role, opts: { active?: boolean } = {}) {
+  const id = newId();
+  const username = `u_${id.slice(0, 10).replace(/[^A-Za-z0-9]/g, 'x')}`;
+  const now = new Date().toISOString();
+  await createUser(
+    { id, username, email: `${username.toLowerCase()}@example.org`, role, is_active: opts.active ?? true, is_staff: isStaff(role), last_login: null, created_at: now, updated_at: now },
+    { token_version: 0 },
+  );
+  const { token } = await signToken('access', { id, token_version: 0 });
+  return { id, username, token, auth: { authorization: `Bearer ${token}` } };
+}
+
+/** Starts a local gateway for the test file (closed after the file). */
+export function useServer(): TestServer {
+  let gateway: Gateway | undefined;
+  const server: TestServer = {
+    url: '',
+    user: (role) => createTestUser(role),
+  };
+  beforeAll(async () => {
+    gateway = await startGateway(0);
+    server.url = gateway.url;
+    process.env.PUBLIC_BASE_URL = gateway.url;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+  return server;
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A request with a JSON body (objects are serialised; strings are sent as they are). */
+export async function call<T = any>(
+  server: TestServer,
+  method: string,
+  path: string,
+  opts: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}

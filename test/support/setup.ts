@@ -1,0 +1,24 @@
+/**
+ * Per test file: the engine addresses and a table of its own, so files never see each other's
+ * data. Functions read the same environment variables as on AWS.
+ */
+import { randomBytes } from 'node:crypto';
+import { beforeAll, inject } from 'vitest';
+import { ensureTable } from '../../infra/local/engines.js';
+import { SECRET_NAMES } from '../../infra/api-config.js';
+
+const env = inject('engineEnv');
+Object.assign(process.env, env, {
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  TABLE_NAME: `test-${randomBytes(6).toString('hex')}`,
+  PUBLIC_BASE_URL: 'http://localhost',
+  CORS_ALLOWED_ORIGINS: 'https://app.example.org',
+  JWT_PUBLIC_SECRET_ID: SECRET_NAMES.jwtPublic,
+  JWT_PRIVATE_SECRET_ID: SECRET_NAMES.jwtPrivate,
+  CURSOR_SECRET_ID: SECRET_NAMES.cursor,
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+});
+
+beforeAll(async () => {
+  await ensureTable(env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!);
+});

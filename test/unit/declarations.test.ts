@@ -1,0 +1,41 @@
+/**
+ * The declared routes against the specification (docs/spec/operations.tsv, a copy of the
+ * contract's operation list), and each declaration against its handler module.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS, ROUTES } from '../../functions/registry.js';
+import { routeEntry } from '../../shared/http/route.js';
+
+const spec = readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => {
+    const [method, path] = l.split('\t');
+    return `${method} ${path}`;
+  });
+
+describe('declared operations', () => {
+  it('the repository copy of the operation list is the contract’s', () => {
+    const upstream = new URL('../../../shared/spec/operations.tsv', import.meta.url);
+    if (existsSync(upstream)) expect(readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')).toBe(readFileSync(upstream, 'utf8'));
+    expect(spec).toHaveLength(151);
+  });
+
+  it('every declared operation is in the specification, exactly once', () => {
+    const declared = OPERATIONS.map((r) => `${r.method} ${r.path}`);
+    expect(declared.filter((d) => !spec.includes(d))).toEqual([]);
+    expect(new Set(declared).size).toBe(declared.length);
+    const missing = spec.filter((s) => !declared.includes(s));
+    console.log(`${declared.length} of ${spec.length} operations declared; ${missing.length} not declared yet`);
+  });
+
+  it('route names are unique and every route has its handler module', async () => {
+    const names = ROUTES.map((r) => r.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const route of ROUTES) {
+      const mod = (await import(new URL(`../../${routeEntry(route)}`, import.meta.url).href)) as { handler?: unknown };
+      expect(typeof mod.handler, routeEntry(route)).toBe('function');
+    }
+  });
+});
