@@ -2,17 +2,21 @@
  * What DynamoDB errors mean for a request: transaction cancellation reasons, and the errors
  * that say "the database is unavailable or throttling" (→ 503 with Retry-After).
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 export interface CancellationReason {
   Code?: string;
   Item?: Record<string, unknown>;
 }
 
-/** The per-item reasons of a cancelled transaction, or null for any other error. */
+/** The per-item reasons of a cancelled transaction (items unmarshalled), or null for any other error. */
 export function cancellationReasons(err: unknown): CancellationReason[] | null {
   if (err instanceof TransactionCanceledException || (err as { name?: string })?.name === 'TransactionCanceledException') {
-    return ((err as TransactionCanceledException).CancellationReasons ?? []) as CancellationReason[];
+    return ((err as TransactionCanceledException).CancellationReasons ?? []).map((r) => ({
+      Code: r.Code,
+      ...(r.Item ? { Item: unmarshall(r.Item as Record<string, AttributeValue>) } : {}),
+    }));
   }
   return null;
 }

@@ -221,7 +221,7 @@ function interpret(route: RouteDecl, query: z.ZodObject, allowedQuery: ReadonlyS
         rawBody = parseJsonObject(bytes);
       }
       const { pairs, values } = parseQuery(event.rawQueryString ?? '', allowedQuery);
-      const parsedQuery = query.safeParse(values);
+      const parsedQuery = query.safeParse(values, { reportInput: true });
       if (!parsedQuery.success) throw invalidQuery(issuesToErrors(parsedQuery.error.issues));
       const q = parsedQuery.data as Record<string, unknown> & { cursor?: unknown };
       if (typeof values.cursor === 'string') q.cursor = await decodeCursor(values.cursor, queryBinding(route.path, pairs));
@@ -244,7 +244,7 @@ function interpret(route: RouteDecl, query: z.ZodObject, allowedQuery: ReadonlyS
         rawBody,
         body: () => {
           if (!validated) {
-            const out = route.body!.safeParse(rawBody);
+            const out = route.body!.safeParse(rawBody, { reportInput: true });
             if (!out.success) throw validationError(issuesToErrors(out.error.issues));
             validated = { value: out.data };
           }
