@@ -22,3 +22,17 @@ export const SECRET_NAMES = {
 
 /** API-wide throttling (the general rate limits of API.md §7.2 are enforced at the edge). */
 export const THROTTLE = { rateLimit: 200, burstLimit: 400 };
+
+/**
+ * The environment variables the shared code reads. The CDK app sets them per function (only those
+ * a function needs); the local runtime sets all of them for the in-process functions.
+ */
+export const FUNCTION_ENV = {
+  table: 'TABLE_NAME',
+  baseUrl: 'PUBLIC_BASE_URL',
+  corsOrigins: 'CORS_ALLOWED_ORIGINS',
+  jwtPublic: 'JWT_PUBLIC_SECRET_ID',
+  jwtPrivate: 'JWT_PRIVATE_SECRET_ID',
+  cursor: 'CURSOR_SECRET_ID',
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
+} as const;

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document (GET /api/schema/), generated from the route declarations: paths,
  * parameters, request bodies, responses (the pagination envelope for lists) and problem types.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROBLEMS, type ProblemType } from './http/problem.js';
 import { gatewayPath, needsAuthorizer, pathParamNames, type RouteDecl } from './http/route.js';
 import { pageQuerySchema } from './http/schemas.js';

@@ -12,9 +12,12 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex -- as above, except \t \n \r
 const TEXT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
-/** Full Unicode case folding, as far as the JavaScript runtime offers it (ß → ss, ς → σ, …). */
+/**
+ * Full Unicode case folding, as far as the JavaScript runtime offers it (ß → ss, ς → σ, …).
+ * Lower-casing first makes the capital sharp s fold like ß (ẞ → ß → SS → ss).
+ */
 export function caseFold(s: string): string {
-  return s.toUpperCase().toLowerCase();
+  return s.toLowerCase().toUpperCase().toLowerCase();
 }
 
 /** N(s) of §1.6: NFKD, combining marks removed, case folded, apostrophes removed. */

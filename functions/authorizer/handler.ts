@@ -16,7 +16,7 @@ import { logger } from '../../shared/log.js';
 
 interface AuthorizerResult {
   isAuthorized: boolean;
-  context: AuthorizerContext | { status: 'unavailable' };
+  context: AuthorizerContext;
 }
 
 export async function handler(event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerResult> {
@@ -31,6 +31,8 @@ export async function handler(event: APIGatewayRequestAuthorizerEventV2): Promis
       return { isAuthorized: true, context: { status: 'invalid' } };
     }
     if (isUnavailable(err)) return { isAuthorized: true, context: { status: 'unavailable' } };
-    throw err;
+    // Throwing would make API Gateway answer its own 500 body; the function answers the problem.
+    logger.error('authorizer failed', { error: err as Error, route: event.routeKey });
+    return { isAuthorized: true, context: { status: 'error' } };
   }
 }

@@ -17,7 +17,9 @@ export const handler = createRawHandler('catch-all', async (event, headers) => {
   const requestId = event.requestContext.requestId ?? '';
   if (method === 'OPTIONS') {
     const methods = router.methodsFor(path);
-    if (methods !== null) return { statusCode: 204, headers: { ...preflightHeaders(headers.origin, methods), allow: methods } };
+    if (methods !== null) {
+      return { statusCode: 204, headers: { ...preflightHeaders(headers.origin, methods), allow: methods, 'cache-control': 'no-store' } };
+    }
   }
   const match = router.match(method, path, event.rawQueryString ?? '');
   switch (match.kind) {

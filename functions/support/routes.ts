@@ -2,7 +2,7 @@
  * Support endpoints (API.md §4.22). They are not among the 151 operations: anyone may call them
  * and they ignore the Authorization header.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '../../shared/http/route.js';
 
 export const routes = {

@@ -49,6 +49,17 @@ export async function freePort(): Promise<number> {
 
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' };
 
+/** The environment variables that point the AWS SDK at engines listening on these addresses. */
+export function engineEnvironment(at: Pick<Engines, 'dynamodb' | 'mail' | 's3' | 'secrets'>): Record<string, string> {
+  return {
+    ...CREDENTIALS,
+    AWS_ENDPOINT_URL_DYNAMODB: at.dynamodb,
+    AWS_ENDPOINT_URL_SES: at.mail,
+    AWS_ENDPOINT_URL_S3: at.s3,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: at.secrets,
+  };
+}
+
 async function waitForDynamo(url: string, java: ChildProcess): Promise<void> {
   const client = new DynamoDBClient({ endpoint: url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
   const deadline = Date.now() + 60_000;
@@ -111,20 +122,8 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     stops.push(() => new Promise((r) => { secretsServer.server.closeAllConnections(); secretsServer.server.close(() => r()); }));
 
     await waitForDynamo(dynamodb, java);
-    return {
-      dynamodb,
-      mail,
-      s3,
-      secrets: secretsServer.url,
-      env: {
-        ...CREDENTIALS,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
-        AWS_ENDPOINT_URL_SES: mail,
-        AWS_ENDPOINT_URL_S3: s3,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsServer.url,
-      },
-      stop,
-    };
+    const addresses = { dynamodb, mail, s3, secrets: secretsServer.url };
+    return { ...addresses, env: engineEnvironment(addresses), stop };
   } catch (err) {
     await stop();
     throw err;

@@ -32,7 +32,8 @@ function loadHandler(entry: string): Promise<Handler> {
   return loaded;
 }
 
-function lambdaContext(name: string): Context {
+/** The Lambda context a function gets (as far as handlers and Powertools read it). */
+export function lambdaContext(name: string): Context {
   const deadline = Date.now() + 29_000;
   return {
     callbackWaitsForEmptyEventLoop: true,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
-import { SECRET_NAMES } from '../api-config.js';
+import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
 import { ensureTable, startEngines, type Engines } from './engines.js';
 import { startGateway, type Gateway } from './gateway.js';
 
@@ -43,16 +43,16 @@ export async function ensureKeyMaterial(dataDir: string): Promise<void> {
 }
 
 /** The environment of every function, as the CDK app sets it on AWS (see infra/aws). */
-export function functionEnvironment(engines: Engines, baseUrl: string, table: string): Record<string, string> {
+export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: string, table: string): Record<string, string> {
   return {
     ...engines.env,
-    TABLE_NAME: table,
-    PUBLIC_BASE_URL: baseUrl,
-    CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS ?? '*',
-    JWT_PUBLIC_SECRET_ID: SECRET_NAMES.jwtPublic,
-    JWT_PRIVATE_SECRET_ID: SECRET_NAMES.jwtPrivate,
-    CURSOR_SECRET_ID: SECRET_NAMES.cursor,
-    POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
+    [ENV.table]: table,
+    [ENV.baseUrl]: baseUrl,
+    [ENV.corsOrigins]: process.env.CORS_ALLOWED_ORIGINS ?? '*',
+    [ENV.jwtPublic]: SECRET_NAMES.jwtPublic,
+    [ENV.jwtPrivate]: SECRET_NAMES.jwtPrivate,
+    [ENV.cursor]: SECRET_NAMES.cursor,
+    [ENV.logLevel]: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
   };
 }
 

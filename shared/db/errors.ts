@@ -41,6 +41,7 @@ const UNAVAILABLE = new Set([
   'ServiceUnavailableException',
   'LimitExceededException',
   'TransactionInProgressException',
+  'TransactionConflictException',
 ]);
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

@@ -1,14 +1,18 @@
 /**
  * One page of an ordering index partition (see sort-keys.ts) with cursor semantics of API.md
  * §1.5. One Query per page, strongly consistent; a filter expression is applied with a bounded
- * read (at most `READ_BUDGET` items evaluated), so a filtered page may be short — even empty —
- * while `next` is set.
+ * read (at most `readBudget(limit)` items evaluated), so a filtered page may be short — even
+ * empty — while `next` is set. Backward pages with a filter read on until they find a record
+ * (see MAX_BACKWARD_READS).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { db, tableName } from './client.js';
 
-const READ_BUDGET = 400;
+/** Items evaluated per filtered page: ten per requested record, between 100 and 400. */
+export function readBudget(limit: number): number {
+  return Math.min(400, Math.max(100, (limit + 1) * 10));
+}
 
 export interface IndexFilter {
   expression: string;
@@ -31,6 +35,12 @@ export interface IndexPage<T> {
   previous: Cursor | null;
 }
 
+/**
+ * A backward page (following `previous`) is empty only when no record precedes (§1.5), so with a
+ * filter it keeps reading past budgets that matched nothing, up to this many Queries.
+ */
+const MAX_BACKWARD_READS = 25;
+
 export async function queryIndexPage<T>(
   req: IndexPageRequest,
   project: (item: Record<string, unknown>) => T,
@@ -38,31 +48,42 @@ export async function queryIndexPage<T>(
   const towardsEnd = req.cursor === null || req.cursor.d === 'n';
   // Reading towards the end of the list follows the partition's list order.
   const scanForward = towardsEnd === req.forward;
-  const names: Record<string, string> = { '#pk': 'pk', ...req.filter?.names };
-  const values: Record<string, unknown> = { ':pk': req.pk, ...req.filter?.values };
-  let keyCondition = '#pk = :pk';
-  if (req.cursor) {
-    names['#sk'] = 'sk';
-    values[':k'] = req.cursor.k;
-    const op = scanForward ? (req.cursor.i ? '>=' : '>') : req.cursor.i ? '<=' : '<';
-    keyCondition += ` AND #sk ${op} :k`;
+  const query = async (from: { k: string; inclusive: boolean } | null) => {
+    const names: Record<string, string> = { '#pk': 'pk', ...req.filter?.names };
+    const values: Record<string, unknown> = { ':pk': req.pk, ...req.filter?.values };
+    let keyCondition = '#pk = :pk';
+    if (from) {
+      names['#sk'] = 'sk';
+      values[':k'] = from.k;
+      const op = scanForward ? (from.inclusive ? '>=' : '>') : from.inclusive ? '<=' : '<';
+      keyCondition += ` AND #sk ${op} :k`;
+    }
+    return db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: keyCondition,
+        FilterExpression: req.filter?.expression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: scanForward,
+        ConsistentRead: true,
+        Limit: req.filter ? readBudget(req.limit) : req.limit + 1,
+      }),
+    );
+  };
+  const evaluated: Record<string, unknown>[] = [];
+  let lastEvaluated: string | undefined;
+  let from = req.cursor ? { k: req.cursor.k, inclusive: req.cursor.i === true } : null;
+  for (let reads = 1; ; reads++) {
+    const out = await query(from);
+    evaluated.push(...(out.Items ?? []));
+    lastEvaluated = out.LastEvaluatedKey?.sk as string | undefined;
+    if (towardsEnd || evaluated.length > 0 || lastEvaluated === undefined || reads >= MAX_BACKWARD_READS) break;
+    from = { k: lastEvaluated, inclusive: false };
   }
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: keyCondition,
-      FilterExpression: req.filter?.expression,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: scanForward,
-      ConsistentRead: true,
-      Limit: req.filter ? Math.max(READ_BUDGET, req.limit + 1) : req.limit + 1,
-    }),
-  );
-  const read = (out.Items ?? []).map((item) => ({ sk: String(item.sk), value: project(item) }));
+  const read = evaluated.map((item) => ({ sk: String(item.sk), value: project(item) }));
   const truncated = read.length > req.limit;
   const kept = read.slice(0, req.limit);
-  const lastEvaluated = out.LastEvaluatedKey?.sk as string | undefined;
   // Where reading stopped, in scan order: the last kept item when the page was cut, otherwise
   // the last evaluated key (items between the two were read and filtered out).
   const boundary = truncated ? kept.at(-1)!.sk : (lastEvaluated ?? kept.at(-1)?.sk);

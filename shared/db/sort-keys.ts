@@ -10,12 +10,16 @@
  * Reading the descending partition backwards yields values descending, ties by id ascending
  * (because invert() reverses the order of fixed-length ids), and nulls last.
  */
+import { ID_LENGTH } from '../ids.js';
 import { searchNormalize } from '../text.js';
 
 /** Lower than every character a value can contain (values never hold control characters). */
 const SEP = '\u0001';
-/** Sort keys are limited to 1,024 bytes; text values are cut (at a code point) to this many. */
-const MAX_VALUE_BYTES = 900;
+/**
+ * Sort keys are limited to 1,024 bytes: "1" + value + SEP + id leaves 1,000 bytes for the value.
+ * Longer normalised texts are cut there (at a code point); see docs/decisions.md.
+ */
+const MAX_VALUE_BYTES = 1024 - 2 - ID_LENGTH;
 
 export type OrderValue = string | number | null;
 export type OrderType = 'text' | 'count' | 'plain';

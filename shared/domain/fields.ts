@@ -3,7 +3,7 @@
  * validation issues to the `errors` member of a problem. Every resource schema is built from
  * these, so strings, URLs, dates and enums follow one set of rules everywhere.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FieldErrors } from '../http/problem.js';
 import { codePoints, hasControlChars, hasTextControlChars } from '../text.js';
 
@@ -13,6 +13,7 @@ export const MSG = {
   null: 'This field may not be null.',
   unknown: 'Unknown field.',
   control: 'Control characters are not allowed.',
+  unicode: 'Not valid Unicode text (unpaired surrogate).',
   maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
   minLength: (n: number) => `Ensure this field has at least ${n} characters.`,
   choice: (v: unknown) => `"${String(v)}" is not a valid choice.`,
@@ -73,6 +74,10 @@ export function line(opts: { max: number; min?: number }) {
   return z
     .string()
     .transform((raw, ctx) => {
+      if (!raw.isWellFormed()) {
+        fail(ctx, raw, MSG.unicode);
+        return raw;
+      }
       const v = raw.normalize('NFC').trim();
       if (hasControlChars(v)) fail(ctx, raw, MSG.control);
       const n = codePoints(v);
@@ -90,6 +95,10 @@ export function text(opts: { max: number; min?: number }) {
   return z
     .string()
     .transform((raw, ctx) => {
+      if (!raw.isWellFormed()) {
+        fail(ctx, raw, MSG.unicode);
+        return raw;
+      }
       const v = raw.normalize('NFC');
       if (hasTextControlChars(v)) fail(ctx, raw, MSG.control);
       const n = codePoints(v);
@@ -107,7 +116,7 @@ export function url(opts: { allowHttp?: boolean } = {}) {
     .string()
     .transform((raw, ctx) => {
       const v = raw.normalize('NFC').trim();
-      if (v.length > 2048 || /\s/.test(v) || hasControlChars(v)) {
+      if (codePoints(v) > 2048 || /\s/.test(v) || hasControlChars(v)) {
         fail(ctx, raw, MSG.url);
         return v;
       }

@@ -2,7 +2,7 @@
  * Genres, themes, demographics, magazines and producers (API.md §3.7, §4.3, §4.4, §4.6, §4.11,
  * §4.18): write shapes, read shapes, list options and the producer `type` rule.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   demographicEntity,
   genreEntity,

@@ -2,7 +2,7 @@
  * The catalogue CRUD pattern of API.md §4.0: the six route declarations of a resource and the
  * operation behind each. Handlers are one line each (functions/<segment>/<op>.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { countRecords, createRecord, deleteRecord, getRecord, listRecords, replaceRecord, StaleRecord, type BaseRecord, type Stored } from '../db/records.js';
 import { bodySchemas, type Resource } from '../domain/resource.js';
 import { newId } from '../ids.js';

@@ -41,8 +41,8 @@ import { idParams, pageQuerySchema } from './schemas.js';
 
 /** What the Lambda authorizer passes on (see functions/authorizer/handler.ts). */
 export interface AuthorizerContext {
-  /** `unavailable`: the user could not be read (database unavailable) → 503. */
-  status: 'user' | 'anonymous' | 'invalid' | 'unavailable';
+  /** `unavailable`: the user could not be read (database unavailable) → 503; `error`: the authorizer failed → 500. */
+  status: 'user' | 'anonymous' | 'invalid' | 'unavailable' | 'error';
   user_id?: string;
   username?: string;
   role?: string;
@@ -189,6 +189,7 @@ async function authenticate(route: RouteDecl, event: ApiEvent, headers: Record<s
   const fromAuthorizer = event.requestContext.authorizer?.lambda;
   if (fromAuthorizer && fromAuthorizer.status !== 'anonymous') {
     if (fromAuthorizer.status === 'unavailable') throw serviceUnavailable();
+    if (fromAuthorizer.status === 'error') throw new HttpError('internal-error', 'An unexpected error occurred.');
     if (fromAuthorizer.status !== 'user' || !isRole(fromAuthorizer.role)) throw new InvalidToken('rejected by the authorizer');
     caller = { user_id: fromAuthorizer.user_id!, username: fromAuthorizer.username!, role: fromAuthorizer.role };
   } else if (!fromAuthorizer && headers.authorization !== undefined) {
@@ -299,7 +300,9 @@ export function createHandler<R extends RouteDecl>(route: R, impl: Impl<R>) {
   const query = pageQuerySchema(route);
   const allowed = new Set(Object.keys(query.shape));
   return middy<ApiEvent, ApiResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    // The event holds the Authorization header and the body: never logged, whatever
+    // POWERTOOLS_LOGGER_LOG_EVENT says.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(observe(route.name))
     .use(interpret(route, query, allowed))
     .use(represent(route))
@@ -312,7 +315,7 @@ export function createHandler<R extends RouteDecl>(route: R, impl: Impl<R>) {
  */
 export function createRawHandler(name: string, impl: (event: ApiEvent, headers: Record<string, string>) => Promise<ApiResult>) {
   return middy<ApiEvent, ApiResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(observe(name))
     .handler(async (event) => impl(event, lowerCaseHeaders(event.headers)));
 }

@@ -3,7 +3,7 @@
  * fieldsets (`fields`), `ordering`, `q`, enum and boolean filters (API.md §1.5, §1.6). Query
  * values arrive as strings; each schema turns one into its typed value or an error.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ID_PATTERN } from '../domain/fields.js';
 import { queryTerms } from '../text.js';
 import type { RouteDecl } from './route.js';

@@ -1,0 +1,119 @@
+/**
+ * Every function of the service is a CatalogueFunction: one TypeScript entry module bundled by
+ * esbuild (locally installed, never Docker) into a minified ESM bundle with the AWS SDK inside,
+ * Node.js 22 on arm64 (DESIGN.md §5), its own log group with a retention, and its own role whose
+ * only policy is written here: the log permissions plus the statements its caller passes. No
+ * managed policies, no wildcard actions.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Tags } from 'aws-cdk-lib';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { TABLE } from '../../shared/db/table.js';
+import { FUNCTION_ENV } from '../api-config.js';
+import { acknowledge, REASONS } from './nag.js';
+
+/** The repository root: entries are relative to it, and it is the bundling project root. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const RUNTIME = Runtime.NODEJS_22_X;
+export const ARCHITECTURE = Architecture.ARM_64;
+
+/** Tag naming what a function is: a route name (`genres.list`), `authorizer`, `catch-all`, … */
+export const COMPONENT_TAG = 'component';
+
+/** The environment variable names (one list for AWS and the local runtime). */
+export const ENV = FUNCTION_ENV;
+
+/** Replaces the SDK's default credential chain in bundles (see the shim's comment). */
+export const CREDENTIALS_SHIM = 'infra/aws/shims/credential-provider-node.ts';
+
+/** CommonJS dependencies bundled into an ES module still call `require`: give them one. */
+const REQUIRE_BANNER = "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);";
+
+export interface CatalogueFunctionProps {
+  /** Entry module, relative to the repository root (e.g. `functions/genres/list.ts`). */
+  entry: string;
+  /** Value of the `component` tag. */
+  component: string;
+  description: string;
+  /** Variables beyond the common ones (log settings, source maps). */
+  environment?: Record<string, string>;
+  /** What the function may do besides writing its logs. */
+  statements?: PolicyStatement[];
+  timeout?: Duration;
+  /** Log group removal (RETAIN on stages that keep data). */
+  logRemovalPolicy?: RemovalPolicy;
+}
+
+export class CatalogueFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: CatalogueFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    // The log group exists before the function, so the function never needs logs:CreateLogGroup.
+    const logs = new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.component}`,
+      inlinePolicies: { access: new PolicyDocument({ statements: [logs, ...(props.statements ?? [])] }) },
+    });
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: `${REPO_ROOT}${props.entry}`,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+      description: props.description.slice(0, 256),
+      runtime: RUNTIME,
+      architecture: ARCHITECTURE,
+      memorySize: 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'catalogue-api',
+        [ENV.logLevel]: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces map to file and line; the sources themselves need not ship.
+        sourcesContent: false,
+        bundleAwsSDK: true,
+        externalModules: [],
+        logLevel: LogLevel.WARNING,
+        esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': `${REPO_ROOT}${CREDENTIALS_SHIM}` },
+      },
+    });
+    Tags.of(this.function).add(COMPONENT_TAG, props.component);
+    acknowledge(this.function, 'AwsSolutions-L1', REASONS.nodeRuntime);
+  }
+}
+
+/** Table access: the given actions on the table (and on each of its indexes, when it has any). */
+export function tableStatement(table: ITable, actions: readonly string[]): PolicyStatement {
+  const indexes = actions.includes('dynamodb:Query') ? TABLE.globalSecondaryIndexes.map((g) => `${table.tableArn}/index/${g.name}`) : [];
+  return new PolicyStatement({ actions: [...actions], resources: [table.tableArn, ...indexes] });
+}
+
+/** Reading one secret's value. */
+export function secretReadStatement(secret: ISecret): PolicyStatement {
+  return new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] });
+}

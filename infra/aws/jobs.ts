@@ -1,0 +1,46 @@
+/**
+ * Scheduled jobs (DESIGN.md §5): one function and one EventBridge rule per declaration of
+ * functions/jobs/registry.ts. Jobs refresh derived data, so they may read and write the table.
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import type { JobDecl } from '../../functions/jobs/registry.js';
+import { TABLE_READ, TABLE_WRITE } from './access.js';
+import { CatalogueFunction, ENV, tableStatement } from './function.js';
+
+export interface ScheduledJobsProps {
+  jobs: readonly JobDecl[];
+  table: ITable;
+  environment: Record<string, string>;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+export class ScheduledJobs extends Construct {
+  readonly functions = new Map<string, CatalogueFunction>();
+
+  constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
+    super(scope, id);
+    for (const job of props.jobs) {
+      if (!/^[a-z0-9-]+$/.test(job.name)) throw new Error(`job name "${job.name}" must match [a-z0-9-]+`);
+      if (this.functions.has(job.name)) throw new Error(`job "${job.name}" is declared twice`);
+      const fn = new CatalogueFunction(this, job.name, {
+        entry: job.entry,
+        component: `job.${job.name}`,
+        description: job.description ?? `Scheduled job ${job.name} (${job.schedule})`,
+        timeout: Duration.minutes(5),
+        logRemovalPolicy: props.logRemovalPolicy,
+        environment: { ...props.environment, [ENV.table]: props.table.tableName },
+        statements: [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE])],
+      });
+      new Rule(this, `${job.name}-schedule`, {
+        description: `Runs the ${job.name} job`,
+        schedule: Schedule.expression(job.schedule),
+        targets: [new LambdaFunction(fn.function, { retryAttempts: 2 })],
+      });
+      this.functions.set(job.name, fn);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * cdk-nag (AwsSolutions pack). Every acknowledged finding is acknowledged on the one resource it
+ * concerns, with one of the reasons below; nothing is acknowledged stack-wide. The infra tests
+ * run the checks on every synthesis; `npx cdk synth -c nag=true` runs them in the CLI.
+ */
+import { Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+
+export const REASONS = {
+  publicRoute:
+    'Public operation (API.md §2.5): anyone may call it. A token, when one is sent, is verified by the function itself (API.md §2.1), so the route has no authorizer.',
+  credentialsRoute:
+    'Credential-establishing operation or support endpoint: by contract it ignores the Authorization header (API.md §2.1, §4.22), so the route has no authorizer.',
+  catchAllRoute:
+    'Routed to the catch-all function, which only answers 404, 405 (with Allow), 308 and CORS preflights (API.md §1.1); it reads no data, and preflights carry no credentials.',
+  nodeRuntime:
+    'Node.js 22 is the runtime chosen for the service (DESIGN.md §5, bundles target node22); moving to a newer runtime is a deliberate change of runtime and bundle target together.',
+  signingKeyRotation:
+    'Signing keys rotate by publishing a new key at least an hour before it signs and keeping old keys until their tokens expire (API.md §2.2); a Secrets Manager rotation, which replaces the value at once, would invalidate live tokens. Key rotation is the job of the token issue.',
+  cursorKeyRotation:
+    'The cursor HMAC key only makes pagination cursors tamper-evident (API.md §1.5); rotating it invalidates every cursor in flight, so it is rotated deliberately (by replacing the secret value), not on a schedule.',
+  pictureBucketAccessLogs:
+    'Objects are written only by the upload function, whose requests are logged with their caller; server access logs would need a separate log bucket and are added with the public delivery of pictures.',
+  providerInvokesVersions:
+    'Granted by the CDK custom resource Provider: invoke on the signing-key handler and its versions (`<arn>:*`), that one function only.',
+} as const;
+
+/** Acknowledges one cdk-nag finding on one construct (and its children). */
+export function acknowledge(scope: IConstruct, id: string, reason: string): void {
+  Validations.of(scope).acknowledge({ id, reason });
+}
+
+/** Registers the AwsSolutions checks with the app: synthesis fails on any unacknowledged finding. */
+export function addNagChecks(app: App): AwsSolutionsChecks {
+  const checks = new AwsSolutionsChecks(app, { verbose: true });
+  Validations.of(app).addPlugins(checks);
+  return checks;
+}

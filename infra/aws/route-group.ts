@@ -1,0 +1,123 @@
+/**
+ * The routes of one resource group (`<group>` of `<group>.<operation>`) in their own nested
+ * stack: per declared route its function (with role and log group), its Lambda integration, its
+ * route and the permission for API Gateway to invoke it; plus the group's extra routes that go
+ * to the catch-all function (shared/http/router.ts gatewayRoutes). Everything shared (API,
+ * authorizer, catch-all integration, table, secrets) lives once in the root stack and is only
+ * referenced here, so each nested stack stays far below the 500-resource limit however many
+ * groups there are.
+ */
+import { NestedStack, Stack, type NestedStackProps, type RemovalPolicy } from 'aws-cdk-lib';
+import { CfnIntegration, CfnRoute } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
+import { readsPrivateKeys, readsPublicKeys, tableActions, usesCursorKey } from './access.js';
+import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
+import { acknowledge, REASONS } from './nag.js';
+
+/** One API Gateway route of the group: a declared route, or (route null) one for the catch-all. */
+export interface GatewayRoute {
+  method: Method;
+  path: string;
+  route: RouteDecl | null;
+}
+
+/** What the routes of every group share, all of it owned by the root stack. */
+export interface RouteGroupShared {
+  apiId: string;
+  authorizerId: string;
+  catchAllIntegrationId: string;
+  table: ITable;
+  secrets: { jwtPublic: ISecret; jwtPrivate: ISecret; cursor: ISecret };
+  /** Variables of every API function (base URL, CORS, logging). */
+  environment: Record<string, string>;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+export interface RouteGroupStackProps extends NestedStackProps {
+  group: string;
+  routes: readonly GatewayRoute[];
+  /** The entry module of a route's function (routeEntry). */
+  entry: (route: RouteDecl) => string;
+  shared: RouteGroupShared;
+}
+
+/** `list`, `reset_password_confirm` → construct ids `List`, `ResetPasswordConfirm`. */
+export const pascal = (s: string) => s.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+
+export class RouteGroupStack extends NestedStack {
+  readonly functions = new Map<string, CatalogueFunction>();
+  readonly routes: CfnRoute[] = [];
+
+  constructor(scope: Construct, id: string, props: RouteGroupStackProps) {
+    super(scope, id, { description: `Routes of /${props.group}`, ...props });
+    const { shared } = props;
+    for (const entry of props.routes) {
+      const key = `${entry.method} ${entry.path}`;
+      if (entry.route === null) {
+        const route = new CfnRoute(this, `${pascal(entry.method.toLowerCase())}${pascal(entry.path)}CatchAll`, {
+          apiId: shared.apiId,
+          routeKey: key,
+          target: `integrations/${shared.catchAllIntegrationId}`,
+          authorizationType: 'NONE',
+        });
+        acknowledge(route, 'AwsSolutions-APIG4', REASONS.catchAllRoute);
+        this.routes.push(route);
+        continue;
+      }
+      const decl = entry.route;
+      const op = pascal(decl.name.split('.')[1] ?? decl.name);
+      const fn = new CatalogueFunction(this, op, {
+        entry: props.entry(decl),
+        component: decl.name,
+        description: key,
+        logRemovalPolicy: shared.logRemovalPolicy,
+        ...routeAccess(decl, shared),
+      });
+
+      const integration = new CfnIntegration(this, `${op}Integration`, {
+        apiId: shared.apiId,
+        integrationType: 'AWS_PROXY',
+        integrationUri: fn.function.functionArn,
+        payloadFormatVersion: '2.0',
+      });
+      const authorized = needsAuthorizer(decl);
+      const route = new CfnRoute(this, `${op}Route`, {
+        apiId: shared.apiId,
+        routeKey: key,
+        target: `integrations/${integration.ref}`,
+        authorizationType: authorized ? 'CUSTOM' : 'NONE',
+        authorizerId: authorized ? shared.authorizerId : undefined,
+      });
+      if (!authorized) acknowledge(route, 'AwsSolutions-APIG4', decl.access === 'public' ? REASONS.publicRoute : REASONS.credentialsRoute);
+      fn.function.addPermission('ApiInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: shared.apiId, resourceName: `*/${entry.method}${entry.path}` }),
+      });
+      this.functions.set(decl.name, fn);
+      this.routes.push(route);
+    }
+  }
+}
+
+/** The variables and permissions of a route's function (access.ts decides, this spells them out). */
+function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
+  const environment: Record<string, string> = { ...shared.environment, [ENV.table]: shared.table.tableName };
+  const statements = [tableStatement(shared.table, tableActions(route))];
+  if (usesCursorKey(route)) {
+    environment[ENV.cursor] = shared.secrets.cursor.secretArn;
+    statements.push(secretReadStatement(shared.secrets.cursor));
+  }
+  if (readsPublicKeys(route)) {
+    environment[ENV.jwtPublic] = shared.secrets.jwtPublic.secretArn;
+    statements.push(secretReadStatement(shared.secrets.jwtPublic));
+  }
+  if (readsPrivateKeys(route)) {
+    environment[ENV.jwtPrivate] = shared.secrets.jwtPrivate.secretArn;
+    statements.push(secretReadStatement(shared.secrets.jwtPrivate));
+  }
+  return { environment, statements };
+}

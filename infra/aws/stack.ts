@@ -1,0 +1,241 @@
+/**
+ * The service's stack, one per stage (DESIGN.md §2, §7). The root stack holds what everything
+ * shares: the HTTP API and its stage, the Lambda authorizer, the catch-all function (default
+ * route), the table, the secrets, the pictures bucket, the SES identity and the scheduled jobs.
+ * Each route group is a nested stack (route-group.ts) so that no template comes near
+ * CloudFormation's 500-resource limit as the routes grow to 151 and beyond.
+ *
+ * Every route, its method, path and access rule come from the declarations
+ * (functions/registry.ts) through Router.gatewayRoutes(); none is written here.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AuthorizerPayloadVersion,
+  CfnIntegration,
+  CfnRoute,
+  HttpApi,
+  HttpAuthorizer,
+  HttpAuthorizerType,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { JOBS, type JobDecl } from '../../functions/jobs/registry.js';
+import { ROUTES } from '../../functions/registry.js';
+import { Router } from '../../shared/http/router.js';
+import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
+import { AUTHORIZER, THROTTLE } from '../api-config.js';
+import { keepsData, SERVICE, type StageConfig } from './config.js';
+import { MailIdentity } from './email.js';
+import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
+import { ScheduledJobs } from './jobs.js';
+import { acknowledge, REASONS } from './nag.js';
+import { pascal, RouteGroupStack, type GatewayRoute } from './route-group.js';
+import { CatalogueSecrets } from './secrets.js';
+import { PictureStorage } from './storage.js';
+import { CatalogueTable } from './table.js';
+
+export interface CatalogueStackProps extends StackProps {
+  config: StageConfig;
+  /** The declared routes (default: functions/registry.ts ROUTES). */
+  routes?: readonly RouteDecl[];
+  /** The scheduled jobs (default: functions/jobs/registry.ts JOBS). */
+  jobs?: readonly JobDecl[];
+  /**
+   * The entry module of a route's function (default: routeEntry, `functions/<group>/<op>.ts`).
+   * Only tests that synthesize declarations without handler modules set it.
+   */
+  entry?: (route: RouteDecl) => string;
+}
+
+/** `<service>-<stage>`: the stack name of a stage. */
+export const stackName = (stage: string) => `${SERVICE}-${stage}`;
+
+/** The access log line: one JSON object per request (HTTP API $context variables). */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    time: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    method: '$context.httpMethod',
+    path: '$context.path',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    protocol: '$context.protocol',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+    authorizerError: '$context.authorizer.error',
+    userAgent: '$context.identity.userAgent',
+  }),
+);
+
+export class CatalogueStack extends Stack {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly authorizer: HttpAuthorizer;
+  readonly authorizerFunction: CatalogueFunction;
+  readonly catchAll: CatalogueFunction;
+  readonly table: CatalogueTable;
+  readonly secrets: CatalogueSecrets;
+  readonly pictures: PictureStorage;
+  readonly jobs: ScheduledJobs;
+  /** The nested stack of each route group, by group name. */
+  readonly groups = new Map<string, RouteGroupStack>();
+
+  constructor(scope: Construct, id: string, props: CatalogueStackProps) {
+    super(scope, id, { description: `Anime & manga catalogue API (${props.config.stage})`, ...props });
+    const { config } = props;
+    const keep = keepsData(config);
+    const logRemovalPolicy = keep ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    Tags.of(this).add('service', SERVICE);
+    Tags.of(this).add('stage', config.stage);
+
+    this.table = new CatalogueTable(this, 'Data', { keepData: keep });
+    this.secrets = new CatalogueSecrets(this, 'Secrets', { stage: config.stage, logRemovalPolicy });
+    this.pictures = new PictureStorage(this, 'Pictures', { keepData: keep });
+    // E-mail: only with a sender configured (`-c mailFrom=…`); nothing sends mail yet, and an
+    // identity needs a verified address or domain, so a stage without one simply has none.
+    if (config.mailFrom) new MailIdentity(this, 'Mail', { mailFrom: config.mailFrom });
+
+    // The HTTP API. No API Gateway CORS configuration on purpose: CORS headers, including the
+    // OPTIONS preflights, are answered by the functions (preflights by the catch-all function),
+    // so they follow the contract path by path (API.md §1.1: allowed methods of the path,
+    // 204, Vary: Origin) and behave the same locally and on AWS.
+    this.api = new HttpApi(this, 'Api', {
+      apiName: stackName(config.stage),
+      description: `Anime & manga catalogue API (${config.stage})`,
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: logRemovalPolicy });
+    this.stage = new HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      // The general rate limits of API.md §7.2 are enforced at the edge.
+      throttle: { rateLimit: THROTTLE.rateLimit, burstLimit: THROTTLE.burstLimit },
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+    });
+
+    const baseUrl = config.publicBaseUrl ?? this.api.apiEndpoint;
+    const common = {
+      [ENV.baseUrl]: baseUrl,
+      [ENV.corsOrigins]: config.allowedOrigins,
+    };
+    const invokedByApi = new ServicePrincipal('apigateway.amazonaws.com');
+
+    // The Lambda authorizer: verifies the token and the user (one GetItem), never denies
+    // (functions/authorizer/handler.ts); settings from infra/api-config.ts.
+    this.authorizerFunction = new CatalogueFunction(this, 'AuthorizerFunction', {
+      entry: 'functions/authorizer/handler.ts',
+      component: 'authorizer',
+      description: 'Lambda authorizer of the protected routes',
+      logRemovalPolicy,
+      environment: {
+        [ENV.baseUrl]: baseUrl,
+        [ENV.table]: this.table.table.tableName,
+        [ENV.jwtPublic]: this.secrets.jwtPublic.secretArn,
+      },
+      statements: [tableStatement(this.table.table, ['dynamodb:GetItem']), secretReadStatement(this.secrets.jwtPublic)],
+    });
+    this.authorizer = new HttpAuthorizer(this, 'Authorizer', {
+      httpApi: this.api,
+      authorizerName: 'caller',
+      type: HttpAuthorizerType.LAMBDA,
+      authorizerUri: `arn:${this.partition}:apigateway:${this.region}:lambda:path/2015-03-31/functions/${this.authorizerFunction.function.functionArn}/invocations`,
+      enableSimpleResponses: true,
+      payloadFormatVersion: AuthorizerPayloadVersion.VERSION_2_0,
+      identitySource: AUTHORIZER.identitySource,
+      resultsCacheTtl: Duration.seconds(AUTHORIZER.resultsCacheTtlSeconds),
+    });
+    this.authorizerFunction.function.addPermission('ApiInvoke', {
+      principal: invokedByApi,
+      sourceArn: this.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `authorizers/${this.authorizer.authorizerId}` }),
+    });
+
+    // The catch-all function: the $default route and the extra routes that keep literal paths
+    // from being read as ids. It reads no data and no secret.
+    this.catchAll = new CatalogueFunction(this, 'CatchAllFunction', {
+      entry: 'functions/catch-all/handler.ts',
+      component: 'catch-all',
+      description: 'Default route: 404, 405, 308 and CORS preflights',
+      logRemovalPolicy,
+      environment: common,
+    });
+    const catchAllIntegration = new CfnIntegration(this, 'CatchAllIntegration', {
+      apiId: this.api.apiId,
+      integrationType: 'AWS_PROXY',
+      integrationUri: this.catchAll.function.functionArn,
+      payloadFormatVersion: '2.0',
+    });
+    const defaultRoute = new CfnRoute(this, 'DefaultRoute', {
+      apiId: this.api.apiId,
+      routeKey: '$default',
+      target: `integrations/${catchAllIntegration.ref}`,
+      authorizationType: 'NONE',
+    });
+    acknowledge(defaultRoute, 'AwsSolutions-APIG4', REASONS.catchAllRoute);
+    this.catchAll.function.addPermission('ApiInvoke', {
+      principal: invokedByApi,
+      sourceArn: this.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: '*' }),
+    });
+
+    // One nested stack per route group.
+    const routes = props.routes ?? ROUTES;
+    for (const [group, entries] of groupRoutes(routes)) {
+      const nested = new RouteGroupStack(this, `${pascal(group)}Routes`, {
+        group,
+        routes: entries,
+        entry: props.entry ?? routeEntry,
+        shared: {
+          apiId: this.api.apiId,
+          authorizerId: this.authorizer.authorizerId,
+          catchAllIntegrationId: catchAllIntegration.ref,
+          table: this.table.table,
+          secrets: this.secrets,
+          environment: common,
+          logRemovalPolicy,
+        },
+      });
+      // Functions that verify tokens must not serve before the signing keys exist.
+      nested.node.addDependency(this.secrets.signingKeys);
+      this.groups.set(group, nested);
+    }
+
+    this.jobs = new ScheduledJobs(this, 'Jobs', {
+      jobs: props.jobs ?? JOBS,
+      table: this.table.table,
+      environment: { [ENV.baseUrl]: baseUrl },
+      logRemovalPolicy,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { description: 'Stage URL (the execute-api endpoint)', value: this.stage.url });
+    new CfnOutput(this, 'PublicBaseUrl', { description: '{base} of the API (PUBLIC_BASE_URL)', value: baseUrl });
+    new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
+    new CfnOutput(this, 'PicturesBucket', { value: this.pictures.bucket.bucketName });
+  }
+}
+
+/**
+ * The gateway routes by group: a declared route's group is the `<group>` of its name; an extra
+ * catch-all route belongs to the group that declares its path.
+ */
+export function groupRoutes(routes: readonly RouteDecl[]): Map<string, GatewayRoute[]> {
+  const groupOfPath = new Map<string, string>();
+  for (const route of routes) groupOfPath.set(gatewayPath(route.path), groupOf(route));
+  const groups = new Map<string, GatewayRoute[]>();
+  for (const entry of new Router(routes).gatewayRoutes()) {
+    const group = entry.route ? groupOf(entry.route) : groupOfPath.get(entry.path);
+    if (!group) throw new Error(`no group declares ${entry.path}`);
+    let list = groups.get(group);
+    if (!list) groups.set(group, (list = []));
+    list.push(entry);
+  }
+  return groups;
+}
+
+export const groupOf = (route: Pick<RouteDecl, 'name'>) => route.name.split('.')[0]!;

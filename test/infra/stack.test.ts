@@ -1,0 +1,383 @@
+/**
+ * The CDK app against the declarations (DESIGN.md §1, §5–§7): one function per declared route,
+ * the authorizer on exactly the protected routes, least-privilege roles, the runtime, the table
+ * and the secrets. Synthesized once per stage with bundling skipped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/registry.js';
+import { AUTHORIZER, THROTTLE } from '../../infra/api-config.js';
+import { TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
+import { ENV } from '../../infra/aws/function.js';
+import { functionEnvironment } from '../../infra/local/runtime.js';
+import { TABLE } from '../../shared/db/table.js';
+import { Router } from '../../shared/http/router.js';
+import { gatewayPath, needsAuthorizer } from '../../shared/http/route.js';
+import { actionsOf, asList, functionsOf, logicalIdOf, rootValue, synth, type FunctionInfo, type Synthesized } from './synth.js';
+
+let dev: Synthesized;
+let fns: FunctionInfo[];
+const gateway = new Router(ROUTES).gatewayRoutes();
+
+const byComponent = (c: string) => {
+  const found = fns.filter((f) => f.component === c);
+  expect(found, c).toHaveLength(1);
+  return found[0]!;
+};
+const resourcesOf = (s: Synthesized, type: string) => s.resources.filter((r) => r.type === type);
+const tableArn = (s: Synthesized) => ({ 'Fn::GetAtt': [logicalIdOf(s.stack.table.table), 'Arn'] });
+const secretRef = (s: Synthesized, secret: 'jwtPublic' | 'jwtPrivate' | 'cursor') => ({ Ref: logicalIdOf(s.stack.secrets[secret]) });
+
+beforeAll(() => {
+  dev = synth({ context: { stage: 'dev' } });
+  fns = functionsOf(dev);
+});
+afterAll(() => dev?.dispose());
+
+describe('functions', () => {
+  it('one function per declared route, plus the authorizer, the catch-all and the key bootstrap', () => {
+    const components = fns.map((f) => f.component).filter((c) => c !== undefined);
+    expect(components.filter((c) => c.includes('.')).sort()).toEqual(ROUTES.map((r) => r.name).sort());
+    expect(components.filter((c) => !c.includes('.')).sort()).toEqual(['authorizer', 'catch-all', 'signing-keys']);
+    expect(new Set(components).size).toBe(components.length);
+  });
+
+  it('only CDK’s own deployment helpers are functions the app does not declare', () => {
+    const helpers = fns.filter((f) => f.component === undefined).map((f) => JSON.stringify(f.properties.Description ?? f.logicalId));
+    expect(helpers).toHaveLength(2);
+    expect(helpers.some((d) => d.startsWith('"AWS CDK resource provider framework'))).toBe(true);
+    expect(helpers.some((d) => d.includes('auto-deleting objects'))).toBe(true);
+  });
+
+  it('every declared function: Node.js 22, arm64, 1024 MB, a timeout, its own log group, ESM bundle entry', () => {
+    for (const f of fns.filter((x) => x.component !== undefined)) {
+      expect(f.properties.Runtime, f.component).toBe('nodejs22.x');
+      expect(f.properties.Architectures, f.component).toEqual(['arm64']);
+      expect(f.properties.MemorySize, f.component).toBe(1024);
+      expect(f.properties.Timeout, f.component).toBeGreaterThanOrEqual(10);
+      expect(f.properties.Handler, f.component).toBe('index.handler');
+      expect(f.properties.LoggingConfig?.LogGroup?.Ref, f.component).toBeDefined();
+      expect(f.env.NODE_OPTIONS).toBe('--enable-source-maps');
+    }
+  });
+
+  it('the log groups have a retention', () => {
+    for (const r of resourcesOf(dev, 'AWS::Logs::LogGroup')) expect(r.properties.RetentionInDays, r.logicalId).toBe(30);
+  });
+
+  it('functions read only the variables the shared code knows, and the local runtime sets the same ones', () => {
+    const local = Object.keys(functionEnvironment({ env: {} }, 'http://localhost:3000', 'catalogue')).sort();
+    expect(Object.values(ENV).sort()).toEqual(local);
+    const allowed = new Set([...Object.values(ENV), 'POWERTOOLS_SERVICE_NAME', 'NODE_OPTIONS']);
+    for (const f of fns.filter((x) => x.component !== undefined)) {
+      expect(Object.keys(f.env).filter((k) => !allowed.has(k)), f.component).toEqual([]);
+    }
+  });
+});
+
+describe('routes and the authorizer', () => {
+  const routeResources = () =>
+    resourcesOf(dev, 'AWS::ApiGatewayV2::Route').map((r) => ({ ...r, properties: rootValue(dev, r.stack, r.properties) as Record<string, any> }));
+
+  it('exactly the gateway routes of the declarations exist, plus $default', () => {
+    const keys = routeResources().map((r) => r.properties.RouteKey as string);
+    expect(keys.sort()).toEqual([...gateway.map((g) => `${g.method} ${g.path}`), '$default'].sort());
+  });
+
+  it('the authorizer is attached to exactly the routes that need it', () => {
+    const authorizer = { Ref: logicalIdOf(dev.stack.authorizer) };
+    const withAuthorizer = routeResources()
+      .filter((r) => r.properties.AuthorizationType === 'CUSTOM')
+      .map((r) => {
+        expect(r.properties.AuthorizerId).toEqual(authorizer);
+        return r.properties.RouteKey as string;
+      });
+    const expected = gateway.filter((g) => g.route && needsAuthorizer(g.route)).map((g) => `${g.method} ${g.path}`);
+    expect(withAuthorizer.sort()).toEqual(expected.sort());
+    expect(expected.length).toBeGreaterThan(0);
+    for (const r of routeResources().filter((x) => x.properties.AuthorizationType !== 'CUSTOM')) {
+      expect(r.properties.AuthorizationType).toBe('NONE');
+      expect(r.properties.AuthorizerId).toBeUndefined();
+    }
+  });
+
+  it('the authorizer: one, in the root stack, simple responses, payload 2.0, identity source and TTL from api-config', () => {
+    const authorizers = resourcesOf(dev, 'AWS::ApiGatewayV2::Authorizer');
+    expect(authorizers).toHaveLength(1);
+    expect(authorizers[0]!.stack).toBe(dev.stack);
+    expect(authorizers[0]!.properties).toMatchObject({
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: '2.0',
+      IdentitySource: AUTHORIZER.identitySource,
+      AuthorizerResultTtlInSeconds: AUTHORIZER.resultsCacheTtlSeconds,
+    });
+    expect(JSON.stringify(authorizers[0]!.properties.AuthorizerUri)).toContain(logicalIdOf(dev.stack.authorizerFunction.function));
+  });
+
+  it('each route reaches its own function; $default and the extra routes reach the catch-all', () => {
+    const integrations = new Map<string, { stack: unknown; uri: unknown }>();
+    for (const r of resourcesOf(dev, 'AWS::ApiGatewayV2::Integration')) {
+      expect(r.properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      integrations.set(`${r.stack.node.path}/${r.logicalId}`, { stack: r.stack, uri: r.properties.IntegrationUri });
+    }
+    const catchAll = logicalIdOf(dev.stack.catchAll.function);
+    for (const r of resourcesOf(dev, 'AWS::ApiGatewayV2::Route')) {
+      const key = r.properties.RouteKey as string;
+      const target = JSON.stringify(rootValue(dev, r.stack, r.properties.Target));
+      const declared = gateway.find((g) => `${g.method} ${g.path}` === key);
+      if (key === '$default' || declared?.route === null) {
+        expect(target, key).toContain(logicalIdOf(dev.stack.node.findChild('CatchAllIntegration') as never));
+        continue;
+      }
+      const integrationId = (r.properties.Target['Fn::Join'][1] as { Ref: string }[])[1]!.Ref;
+      const integration = integrations.get(`${r.stack.node.path}/${integrationId}`)!;
+      const fnId = (integration.uri as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+      const fn = fns.find((f) => f.stack === r.stack && f.logicalId === fnId)!;
+      expect(fn.component, key).toBe(declared!.route!.name);
+    }
+    expect(fns.find((f) => f.component === 'catch-all')!.logicalId).toBe(catchAll);
+  });
+
+  it('API Gateway may invoke each route function for its own route only', () => {
+    for (const f of fns.filter((x) => x.component?.includes('.'))) {
+      const route = ROUTES.find((r) => r.name === f.component)!;
+      const perms = resourcesOf(dev, 'AWS::Lambda::Permission').filter(
+        (p) => p.stack === f.stack && (p.properties.FunctionName as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] === f.logicalId,
+      );
+      expect(perms, f.component).toHaveLength(1);
+      expect(perms[0]!.properties.Principal).toBe('apigateway.amazonaws.com');
+      const arn = JSON.stringify(perms[0]!.properties.SourceArn);
+      expect(arn).toContain(`/*/${route.method}${gatewayPath(route.path)}"`);
+    }
+  });
+
+  it('HTTP API: no gateway CORS (the functions answer it), throttling and JSON access logs on the stage', () => {
+    const [api] = resourcesOf(dev, 'AWS::ApiGatewayV2::Api');
+    expect(api!.properties.ProtocolType).toBe('HTTP');
+    expect(api!.properties.CorsConfiguration).toBeUndefined();
+    const [stage] = resourcesOf(dev, 'AWS::ApiGatewayV2::Stage');
+    expect(stage!.properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: THROTTLE.rateLimit, ThrottlingBurstLimit: THROTTLE.burstLimit },
+    });
+    const format = JSON.parse(stage!.properties.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format.requestId).toBe('$context.requestId');
+    expect(format.status).toBe('$context.status');
+    dev.templates.get(dev.stack)!.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('least privilege', () => {
+  it('GET functions only read the table; other routes also write; never a Scan or table administration', () => {
+    for (const f of fns.filter((x) => x.component?.includes('.'))) {
+      const route = ROUTES.find((r) => r.name === f.component)!;
+      const expected = route.method === 'GET' ? [...TABLE_READ] : [...TABLE_READ, ...TABLE_WRITE];
+      expect(actionsOf(f.statements, 'dynamodb:'), f.component).toEqual(expected.sort());
+      for (const st of f.statements.filter((s) => asList(s.Action).some((a) => a.startsWith('dynamodb:')))) {
+        expect(rootValue(dev, f.stack, st.Resource), f.component).toEqual(tableArn(dev));
+      }
+    }
+  });
+
+  it('no policy anywhere has a wildcard action', () => {
+    for (const r of dev.resources) {
+      const docs =
+        r.type === 'AWS::IAM::Role'
+          ? asList<any>(r.properties.Policies).map((p) => p.PolicyDocument)
+          : r.type === 'AWS::IAM::Policy'
+            ? [r.properties.PolicyDocument]
+            : [];
+      for (const doc of docs) {
+        for (const st of asList<any>(doc.Statement)) {
+          for (const action of asList<string>(st.Action)) expect(action, `${r.stack.node.path}/${r.logicalId}`).not.toContain('*');
+        }
+      }
+      if (r.type === 'AWS::IAM::Role' && r.properties.ManagedPolicyArns) {
+        // Only CDK's auto-delete helper of the dev bucket has a managed policy.
+        expect(r.logicalId).toMatch(/^CustomS3AutoDeleteObjectsCustomResourceProviderRole/);
+      }
+    }
+  });
+
+  it('the catch-all reads no table and no secret, and has no table name', () => {
+    const f = byComponent('catch-all');
+    expect(actionsOf(f.statements, 'dynamodb:')).toEqual([]);
+    expect(actionsOf(f.statements, 'secretsmanager:')).toEqual([]);
+    expect(f.env[ENV.table]).toBeUndefined();
+  });
+
+  it('the authorizer: GetItem on the table and the public keys, nothing else', () => {
+    const f = byComponent('authorizer');
+    expect(actionsOf(f.statements, 'dynamodb:')).toEqual(['dynamodb:GetItem']);
+    expect(actionsOf(f.statements, '').filter((a) => !a.startsWith('logs:'))).toEqual(['dynamodb:GetItem', 'secretsmanager:GetSecretValue']);
+    expect(f.env[ENV.jwtPublic]).toEqual(secretRef(dev, 'jwtPublic'));
+  });
+
+  it('each function reads exactly the secrets named in its environment, each by its own ARN', () => {
+    const secretEnv = [ENV.jwtPublic, ENV.jwtPrivate, ENV.cursor];
+    for (const f of fns.filter((x) => x.component !== undefined && x.component !== 'signing-keys')) {
+      const fromEnv = secretEnv.filter((k) => k in f.env).map((k) => JSON.stringify(rootValue(dev, f.stack, f.env[k])));
+      const granted = f.statements
+        .filter((st) => asList(st.Action).includes('secretsmanager:GetSecretValue'))
+        .flatMap((st) => asList(rootValue(dev, f.stack, st.Resource)).map((x) => JSON.stringify(x)));
+      expect(granted.sort(), f.component).toEqual(fromEnv.sort());
+      for (const st of f.statements) expect(asList(st.Action).filter((a) => a.startsWith('secretsmanager:') && a !== 'secretsmanager:GetSecretValue')).toEqual([]);
+    }
+  });
+
+  it('list routes get the cursor key; public routes the public keys; nobody the private keys yet', () => {
+    for (const route of ROUTES) {
+      const f = byComponent(route.name);
+      expect(ENV.cursor in f.env, route.name).toBe(route.response.page === true);
+      expect(ENV.jwtPublic in f.env, route.name).toBe(route.access === 'public' || route.name === 'support.jwks');
+      expect(ENV.jwtPrivate in f.env, route.name).toBe(false);
+    }
+  });
+
+  it('the key bootstrap reads and writes the two signing-key secrets only', () => {
+    const f = byComponent('signing-keys');
+    const sm = f.statements.filter((st) => asList(st.Action).some((a) => a.startsWith('secretsmanager:')));
+    expect(actionsOf(sm, 'secretsmanager:')).toEqual(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']);
+    const resources = new Set(sm.flatMap((st) => asList(st.Resource).map((r) => JSON.stringify(r))));
+    expect([...resources].sort()).toEqual([JSON.stringify(secretRef(dev, 'jwtPrivate')), JSON.stringify(secretRef(dev, 'jwtPublic'))].sort());
+    expect(actionsOf(f.statements, 'dynamodb:')).toEqual([]);
+  });
+});
+
+describe('table, secrets, storage', () => {
+  it('the table is built from shared/db/table.ts: keys, TTL, on-demand, PITR, streams', () => {
+    const [table] = resourcesOf(dev, 'AWS::DynamoDB::Table');
+    expect(table!.properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    });
+    expect(asList<any>(table!.properties.GlobalSecondaryIndexes).map((g) => g.IndexName)).toEqual(TABLE.globalSecondaryIndexes.map((g) => g.name));
+  });
+
+  it('dev: no deletion protection, destroyed with the stack', () => {
+    dev.templates.get(dev.stack)!.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: { DeletionProtectionEnabled: false },
+    });
+  });
+
+  it('prod: deletion protection, retained; the bucket is kept too', () => {
+    const prod = synth({ context: { stage: 'prod', allowedOrigins: 'https://app.example.org' } });
+    try {
+      const root = prod.templates.get(prod.stack)!;
+      root.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
+      root.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+      root.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+      expect(prod.stack.stackName).toBe('catalogue-api-prod');
+      const list = functionsOf(prod).find((f) => f.component === ROUTES.find((r) => r.response.page)!.name)!;
+      expect(list.env[ENV.corsOrigins]).toBe('https://app.example.org');
+    } finally {
+      prod.dispose();
+    }
+  });
+
+  it('secrets: names prefixed by the stage; signing keys created empty and filled by the custom resource; a 64-character cursor key', () => {
+    const secrets = resourcesOf(dev, 'AWS::SecretsManager::Secret');
+    expect(secrets.map((s) => s.properties.Name).sort()).toEqual(['dev/catalogue/cursor-key', 'dev/catalogue/jwt-private', 'dev/catalogue/jwt-public']);
+    for (const s of secrets.filter((x) => String(x.properties.Name).includes('/jwt-'))) {
+      expect(s.properties.SecretString).toBeUndefined();
+      expect(s.properties.GenerateSecretString).toBeUndefined();
+    }
+    const cursor = secrets.find((s) => String(s.properties.Name).endsWith('/cursor-key'))!;
+    expect(cursor.properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+    dev.templates.get(dev.stack)!.hasResourceProperties('Custom::SigningKeys', {
+      PrivateSecretId: secretRef(dev, 'jwtPrivate'),
+      PublicSecretId: secretRef(dev, 'jwtPublic'),
+    });
+  });
+
+  it('the route stacks wait for the signing keys', () => {
+    const root = dev.templates.get(dev.stack)!.toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>;
+    const keys = logicalIdOf(dev.stack.secrets.signingKeys);
+    const nested = Object.values(root).filter((r) => r.Type === 'AWS::CloudFormation::Stack');
+    expect(nested.length).toBe(dev.stack.groups.size);
+    for (const n of nested) expect(n.DependsOn).toContain(keys);
+  });
+
+  it('the pictures bucket: no public access, TLS only, encrypted; emptied with the stack on dev only', () => {
+    const root = dev.templates.get(dev.stack)!;
+    root.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    });
+    const policy = JSON.stringify(resourcesOf(dev, 'AWS::S3::BucketPolicy')[0]!.properties);
+    expect(policy).toContain('aws:SecureTransport');
+    root.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+  });
+
+  it('SES identity only with mailFrom', () => {
+    expect(resourcesOf(dev, 'AWS::SES::EmailIdentity')).toHaveLength(0);
+    const withMail = synth({ context: { stage: 'dev', mailFrom: 'example.org' } });
+    try {
+      withMail.templates.get(withMail.stack)!.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.org' });
+    } finally {
+      withMail.dispose();
+    }
+  });
+
+  it('the resources are tagged with the service and the stage', () => {
+    const expected = [
+      { Key: 'service', Value: 'catalogue-api' },
+      { Key: 'stage', Value: 'dev' },
+    ];
+    const tagged = ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::SecretsManager::Secret', 'AWS::IAM::Role', 'AWS::Logs::LogGroup', 'AWS::CloudFormation::Stack'];
+    for (const r of dev.resources.filter((x) => tagged.includes(x.type) && !x.logicalId.startsWith('CustomS3AutoDelete'))) {
+      expect(asList<{ Key: string; Value: string }>(r.properties.Tags), r.logicalId).toEqual(expect.arrayContaining(expected));
+    }
+    for (const f of fns.filter((x) => x.component !== undefined)) {
+      expect(asList<{ Key: string; Value: string }>(f.properties.Tags), f.logicalId).toEqual(expect.arrayContaining(expected));
+    }
+    // HTTP API resources take tags as a map.
+    expect(resourcesOf(dev, 'AWS::ApiGatewayV2::Api')[0]!.properties.Tags).toEqual({ service: 'catalogue-api', stage: 'dev' });
+  });
+});
+
+describe('scheduled jobs', () => {
+  it('none today: no rule', () => {
+    expect(resourcesOf(dev, 'AWS::Events::Rule')).toHaveLength(0);
+  });
+
+  it('each declared job gets one function and one schedule rule targeting it', () => {
+    const s = synth({ jobs: [{ name: 'refresh-demo', entry: 'functions/genres/list.ts', schedule: 'rate(1 hour)' }] });
+    try {
+      const job = functionsOf(s).find((f) => f.component === 'job.refresh-demo')!;
+      expect(job.properties.Runtime).toBe('nodejs22.x');
+      expect(job.properties.Architectures).toEqual(['arm64']);
+      const rules = resourcesOf(s, 'AWS::Events::Rule');
+      expect(rules).toHaveLength(1);
+      expect(rules[0]!.properties.ScheduleExpression).toBe('rate(1 hour)');
+      expect(JSON.stringify(rules[0]!.properties.Targets)).toContain(job.logicalId);
+    } finally {
+      s.dispose();
+    }
+  });
+});
+
+describe('context', () => {
+  it('rejects a malformed stage, origin or base URL', () => {
+    expect(() => synth({ context: { stage: 'Prod!' } })).toThrow(/stage/);
+    expect(() => synth({ context: { allowedOrigins: 'example.org' } })).toThrow(/allowedOrigins/);
+    expect(() => synth({ context: { publicBaseUrl: 'http://api.example.org' } })).toThrow(/publicBaseUrl/);
+  });
+
+  it('publicBaseUrl becomes PUBLIC_BASE_URL of every API function', () => {
+    const s = synth({ context: { publicBaseUrl: 'https://api.example.org/' } });
+    try {
+      for (const f of functionsOf(s).filter((x) => x.component && x.component !== 'signing-keys')) expect(f.env[ENV.baseUrl], f.component).toBe('https://api.example.org');
+    } finally {
+      s.dispose();
+    }
+  });
+});
