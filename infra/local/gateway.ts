@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import { lambdaContext } from './lambda-context.js';
 import { ROUTES } from '../../functions/registry.js';
 import type { ApiEvent, ApiResult } from '../../shared/http/handler.js';
 import { Router } from '../../shared/http/router.js';
@@ -30,25 +31,6 @@ function loadHandler(entry: string): Promise<Handler> {
     modules.set(entry, loaded);
   }
   return loaded;
-}
-
-/** The Lambda context a function gets (as far as handlers and Powertools read it). */
-export function lambdaContext(name: string): Context {
-  const deadline = Date.now() + 29_000;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 function gatewayError(res: ServerResponse, status: number, message: string): void {

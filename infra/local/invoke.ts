@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { ROUTES } from '../../functions/registry.js';
 import { routeEntry } from '../../shared/http/route.js';
 import { attachToLocal, fail } from './attach.js';
-import { lambdaContext } from './gateway.js';
+import { lambdaContext } from './lambda-context.js';
 
 const TOOL = 'invoke';
 const USAGE = `usage: npm run invoke -- <function> <event.json>

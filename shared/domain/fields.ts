@@ -68,8 +68,11 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors
 type Ctx = z.core.$RefinementCtx;
 const fail = (ctx: Ctx, input: unknown, message: string) => ctx.issues.push({ code: 'custom', message, input });
 
-/** Single-line string: NFC, trimmed, no control characters, length in code points. */
-export function line(opts: { max: number; min?: number }) {
+/**
+ * A string field: well-formed Unicode, NFC, length in code points within [min, max], and either
+ * single-line (trimmed, no control characters) or multi-line text (stored as sent, only \n \r \t).
+ */
+function checkedString(opts: { max: number; min?: number }, kind: 'line' | 'text') {
   const min = opts.min ?? 0;
   return z
     .string()
@@ -78,29 +81,9 @@ export function line(opts: { max: number; min?: number }) {
         fail(ctx, raw, MSG.unicode);
         return raw;
       }
-      const v = raw.normalize('NFC').trim();
-      if (hasControlChars(v)) fail(ctx, raw, MSG.control);
-      const n = codePoints(v);
-      if (min > 0 && n === 0) fail(ctx, raw, MSG.blank);
-      else if (n < min) fail(ctx, raw, MSG.minLength(min));
-      if (n > opts.max) fail(ctx, raw, MSG.maxLength(opts.max));
-      return v;
-    })
-    .meta({ maxLength: opts.max, ...(min > 0 ? { minLength: min } : {}) });
-}
-
-/** Multi-line text: NFC, stored as sent, only \n \r \t as control characters. */
-export function text(opts: { max: number; min?: number }) {
-  const min = opts.min ?? 0;
-  return z
-    .string()
-    .transform((raw, ctx) => {
-      if (!raw.isWellFormed()) {
-        fail(ctx, raw, MSG.unicode);
-        return raw;
-      }
-      const v = raw.normalize('NFC');
-      if (hasTextControlChars(v)) fail(ctx, raw, MSG.control);
+      const nfc = raw.normalize('NFC');
+      const v = kind === 'line' ? nfc.trim() : nfc;
+      if (kind === 'line' ? hasControlChars(v) : hasTextControlChars(v)) fail(ctx, raw, MSG.control);
       const n = codePoints(v);
       if (min > 0 && v.trim() === '') fail(ctx, raw, MSG.blank);
       else if (n < min) fail(ctx, raw, MSG.minLength(min));
@@ -109,6 +92,12 @@ export function text(opts: { max: number; min?: number }) {
     })
     .meta({ maxLength: opts.max, ...(min > 0 ? { minLength: min } : {}) });
 }
+
+/** Single-line string: NFC, trimmed, no control characters, length in code points. */
+export const line = (opts: { max: number; min?: number }) => checkedString(opts, 'line');
+
+/** Multi-line text: NFC, stored as sent, only \n \r \t as control characters. */
+export const text = (opts: { max: number; min?: number }) => checkedString(opts, 'text');
 
 /** Absolute URL (§1.2): https (or http where allowed), a host, no credentials, no white space. */
 export function url(opts: { allowHttp?: boolean } = {}) {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult, AuthorizerContext } from '../../shared/http/handler.js';
+import { lambdaContext } from '../../infra/local/lambda-context.js';
 
 export const EVENTS_DIR = new URL('../../events/', import.meta.url);
 
@@ -33,24 +34,6 @@ export function apiEvent(
   return event;
 }
 
-export function fakeContext(name = 'test-function'): Context {
-  const deadline = Date.now() + 29_000;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: 'c0ffee00-0000-4000-8000-000000000000',
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 export interface Invoked {
   status: number;
   headers: Record<string, string>;
@@ -60,7 +43,7 @@ export interface Invoked {
 
 /** Runs an API handler with an event and parses the response. */
 export async function invokeApi(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>, event: ApiEvent): Promise<Invoked> {
-  const out = await handler(event, fakeContext());
+  const out = await handler(event, lambdaContext('test-function'));
   let body: unknown;
   if (out.body !== undefined) {
     try {

@@ -7,24 +7,11 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer/handler.js';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { loadEvent } from '../support/lambda.js';
-
-vi.hoisted(() => {
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    TABLE_NAME: 'unit-test-table',
-    PUBLIC_BASE_URL: 'https://api.example.org',
-    JWT_PUBLIC_SECRET_ID: 'jwt-public',
-    JWT_PRIVATE_SECRET_ID: 'jwt-private',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-  });
-});
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const secrets = mockClient(SecretsManagerClient);

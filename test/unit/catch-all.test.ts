@@ -2,18 +2,10 @@
  * The catch-all function (the API's default route) on the sample event: 404 for unknown paths,
  * 405 with Allow, 308 for a missing final slash, CORS preflights (API.md §1.1).
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/catch-all/handler.js';
 import { invokeApi, loadEvent } from '../support/lambda.js';
 import type { ApiEvent } from '../../shared/http/handler.js';
-
-vi.hoisted(() => {
-  Object.assign(process.env, {
-    PUBLIC_BASE_URL: 'https://api.example.org',
-    CORS_ALLOWED_ORIGINS: 'https://app.example.org',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-  });
-});
 
 function event(method: string, path: string, opts: { query?: string; headers?: Record<string, string> } = {}): ApiEvent {
   const e = loadEvent<ApiEvent>('catch-all/unknown-path.json');

@@ -14,26 +14,12 @@ import {
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/genres/routes.js';
 import { createOperation, getOperation, listOperation, updateOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
-
-vi.hoisted(() => {
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    TABLE_NAME: 'unit-test-table',
-    PUBLIC_BASE_URL: 'https://api.example.org',
-    CURSOR_SECRET_ID: 'cursor-key',
-    JWT_PUBLIC_SECRET_ID: 'jwt-public',
-    JWT_PRIVATE_SECRET_ID: 'jwt-private',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-  });
-});
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const secrets = mockClient(SecretsManagerClient);
