@@ -17,3 +17,7 @@ export const OPERATIONS: readonly RouteDecl[] = [demographics, genres, magazines
 export const SUPPORT: readonly RouteDecl[] = Object.values(support);
 
 export const ROUTES: readonly RouteDecl[] = [...OPERATIONS, ...SUPPORT];
+
+/** The functions that serve no declared route. */
+export const AUTHORIZER_ENTRY = 'functions/authorizer/handler.ts';
+export const CATCH_ALL_ENTRY = 'functions/catch-all/handler.ts';

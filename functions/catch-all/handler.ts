@@ -4,7 +4,7 @@
  * preflight (OPTIONS) of documented paths, and 404 for everything else (API.md §1.1).
  */
 import { preflightHeaders } from '../../shared/http/cors.js';
-import { baseUrl, createRawHandler, problemResult } from '../../shared/http/handler.js';
+import { baseUrl, createRawHandler, problemResult } from '../../shared/http/observe.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { Router } from '../../shared/http/router.js';
 import { ROUTES } from '../registry.js';

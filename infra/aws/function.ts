@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
+import { ALIASES, BUNDLE_TARGET, MAIN_FIELDS, REQUIRE_BANNER } from './bundling.js';
 import { acknowledge, REASONS } from './nag.js';
 
 /** The repository root: entries are relative to it, and it is the bundling project root. */
@@ -29,12 +30,6 @@ export const COMPONENT_TAG = 'component';
 
 /** The environment variable names (one list for AWS and the local runtime). */
 export const ENV = FUNCTION_ENV;
-
-/** Replaces the SDK's default credential chain in bundles (see the shim's comment). */
-export const CREDENTIALS_SHIM = 'infra/aws/shims/credential-provider-node.ts';
-
-/** CommonJS dependencies bundled into an ES module still call `require`: give them one. */
-const REQUIRE_BANNER = "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);";
 
 export interface CatalogueFunctionProps {
   /** Entry module, relative to the repository root (e.g. `functions/genres/list.ts`). */
@@ -89,8 +84,8 @@ export class CatalogueFunction extends Construct {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
+        target: BUNDLE_TARGET,
+        mainFields: MAIN_FIELDS,
         banner: REQUIRE_BANNER,
         minify: true,
         sourceMap: true,
@@ -99,7 +94,7 @@ export class CatalogueFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [],
         logLevel: LogLevel.WARNING,
-        esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': `${REPO_ROOT}${CREDENTIALS_SHIM}` },
+        esbuildArgs: Object.fromEntries(Object.entries(ALIASES(REPO_ROOT)).map(([from, to]) => [`--alias:${from}`, to])),
       },
     });
     Tags.of(this.function).add(COMPONENT_TAG, props.component);

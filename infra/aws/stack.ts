@@ -24,7 +24,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { JOBS, type JobDecl } from '../../functions/jobs/registry.js';
-import { ROUTES } from '../../functions/registry.js';
+import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import { AUTHORIZER, THROTTLE } from '../api-config.js';
@@ -131,7 +131,7 @@ export class CatalogueStack extends Stack {
     // The Lambda authorizer: verifies the token and the user (one GetItem), never denies
     // (functions/authorizer/handler.ts); settings from infra/api-config.ts.
     this.authorizerFunction = new CatalogueFunction(this, 'AuthorizerFunction', {
-      entry: 'functions/authorizer/handler.ts',
+      entry: AUTHORIZER_ENTRY,
       component: 'authorizer',
       description: 'Lambda authorizer of the protected routes',
       logRemovalPolicy,
@@ -160,7 +160,7 @@ export class CatalogueStack extends Stack {
     // The catch-all function: the $default route and the extra routes that keep literal paths
     // from being read as ids. It reads no data and no secret.
     this.catchAll = new CatalogueFunction(this, 'CatchAllFunction', {
-      entry: 'functions/catch-all/handler.ts',
+      entry: CATCH_ALL_ENTRY,
       component: 'catch-all',
       description: 'Default route: 404, 405, 308 and CORS preflights',
       logRemovalPolicy,

@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
-import { lambdaContext } from './lambda-context.js';
-import { ROUTES } from '../../functions/registry.js';
+import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { lambdaContext, loadHandler } from './functions.js';
+import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
 import type { ApiEvent, ApiResult } from '../../shared/http/handler.js';
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, needsAuthorizer, routeEntry, type RouteDecl } from '../../shared/http/route.js';
@@ -19,19 +19,6 @@ import { AUTHORIZER } from '../api-config.js';
 /** HTTP API payload limit. */
 const MAX_PAYLOAD = 10 * 1024 * 1024;
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b|[^;]*\+(json|xml)\b)/i;
-
-type Handler = (event: unknown, context: Context) => Promise<unknown>;
-const modules = new Map<string, Promise<Handler>>();
-
-/** Loads a function module (as bundled on AWS: one module per route, `handler` export). */
-function loadHandler(entry: string): Promise<Handler> {
-  let loaded = modules.get(entry);
-  if (!loaded) {
-    loaded = import(new URL(`../../${entry}`, import.meta.url).href).then((m: { handler: Handler }) => m.handler);
-    modules.set(entry, loaded);
-  }
-  return loaded;
-}
 
 function gatewayError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'apigw-requestid': randomUUID() });
@@ -158,7 +145,7 @@ export async function startGateway(port: number): Promise<Gateway> {
         } as unknown as APIGatewayRequestAuthorizerEventV2;
         let output: { isAuthorized: boolean; context?: object };
         try {
-          output = (await (await loadHandler('functions/authorizer/handler.ts'))(authorizerEvent, lambdaContext('authorizer'))) as typeof output;
+          output = await (await loadHandler<unknown, typeof output>(AUTHORIZER_ENTRY))(authorizerEvent, lambdaContext('authorizer'));
         } catch (err) {
           console.error('authorizer failed:', err);
           return gatewayError(res, 500, 'Internal Server Error');
@@ -170,10 +157,10 @@ export async function startGateway(port: number): Promise<Gateway> {
       event.requestContext.authorizer = { lambda: result.result.context as never };
     }
 
-    const entry = route ? routeEntry(route) : 'functions/catch-all/handler.ts';
+    const entry = route ? routeEntry(route) : CATCH_ALL_ENTRY;
     let out: ApiResult;
     try {
-      out = (await (await loadHandler(entry))(event, lambdaContext(route?.name ?? 'catch-all'))) as ApiResult;
+      out = await (await loadHandler<unknown, ApiResult>(entry))(event, lambdaContext(route?.name ?? 'catch-all'));
     } catch (err) {
       console.error(`function ${entry} failed:`, err);
       return gatewayError(res, 500, 'Internal Server Error');

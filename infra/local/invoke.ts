@@ -10,20 +10,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROUTES } from '../../functions/registry.js';
+import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
 import { routeEntry } from '../../shared/http/route.js';
 import { attachToLocal, fail } from './attach.js';
-import { lambdaContext } from './lambda-context.js';
+import { lambdaContext } from './functions.js';
 
 const TOOL = 'invoke';
 const USAGE = `usage: npm run invoke -- <function> <event.json>
   <function>: a route name (e.g. genres.list), authorizer, catch-all, or a module path (e.g. functions/genres/list.ts)
   <event.json>: an event file, e.g. events/api/genres-list.json`;
 
-const SPECIAL: Record<string, string> = {
-  authorizer: 'functions/authorizer/handler.ts',
-  'catch-all': 'functions/catch-all/handler.ts',
-};
+const SPECIAL: Record<string, string> = { authorizer: AUTHORIZER_ENTRY, 'catch-all': CATCH_ALL_ENTRY };
 
 const repoRoot = resolve(new URL('../..', import.meta.url).pathname);
 

@@ -2,7 +2,7 @@
  * What DynamoDB errors mean for a request: transaction cancellation reasons, and the errors
  * that say "the database is unavailable or throttling" (→ 503 with Retry-After).
  */
-import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, CancellationReason as SdkCancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 export interface CancellationReason {
@@ -12,8 +12,10 @@ export interface CancellationReason {
 
 /** The per-item reasons of a cancelled transaction (items unmarshalled), or null for any other error. */
 export function cancellationReasons(err: unknown): CancellationReason[] | null {
-  if (err instanceof TransactionCanceledException || (err as { name?: string })?.name === 'TransactionCanceledException') {
-    return ((err as TransactionCanceledException).CancellationReasons ?? []).map((r) => ({
+  // Recognised by name: importing the exception class would put the whole client into bundles
+  // (the catch-all's) that never talk to DynamoDB.
+  if ((err as { name?: string })?.name === 'TransactionCanceledException') {
+    return ((err as { CancellationReasons?: SdkCancellationReason[] }).CancellationReasons ?? []).map((r) => ({
       Code: r.Code,
       ...(r.Item ? { Item: unmarshall(r.Item as Record<string, AttributeValue>) } : {}),
     }));

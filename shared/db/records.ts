@@ -17,6 +17,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { conflict } from '../http/problem.js';
 import { searchText, termNeedle } from '../text.js';
+import type { Item, ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
@@ -59,10 +60,26 @@ export interface Stored<R> {
   priv?: Record<string, unknown>;
 }
 
-type Item = Record<string, unknown>;
 
 const recordKey = (def: EntityDef<BaseRecord>, id: string) => ({ pk: `${def.kind}#${id}`, sk: 'R' });
 const counterKey = (def: EntityDef<BaseRecord>) => ({ pk: `${def.kind}#N`, sk: 'N' });
+
+/** Where a record lives (for batched reads, see batch.ts). */
+export const recordKeyOf = <R extends BaseRecord>(def: EntityDef<R>, id: string): ItemKey =>
+  recordKey(def as unknown as EntityDef<BaseRecord>, id);
+/** Where the number of records of an entity lives (for batched reads). */
+export const counterKeyOf = <R extends BaseRecord>(def: EntityDef<R>): ItemKey => counterKey(def as unknown as EntityDef<BaseRecord>);
+
+/** The stored record of a record item (`null`: no item). */
+export function storedFromItem<R extends BaseRecord>(item: Item | null | undefined): Stored<R> | null {
+  if (!item) return null;
+  const stored: Stored<R> = { record: item.rec as R, rev: Number(item.rev) };
+  if (item.priv) stored.priv = item.priv as Record<string, unknown>;
+  return stored;
+}
+
+/** The count of a counter item (no item: 0). */
+export const countFromItem = (item: Item | null | undefined): number => Number(item?.n ?? 0);
 const uniqueKey = (def: EntityDef<BaseRecord>, field: string, key: string) => ({
   pk: `${def.kind}#U#${field}#${key}`,
   sk: 'U',
@@ -161,10 +178,7 @@ export async function getRecord<R extends BaseRecord>(def: EntityDef<R>, id: str
   const out = await db().send(
     new GetCommand({ TableName: tableName(), Key: recordKey(def as unknown as EntityDef<BaseRecord>, id), ConsistentRead: true }),
   );
-  if (!out.Item) return null;
-  const stored: Stored<R> = { record: out.Item.rec as R, rev: Number(out.Item.rev) };
-  if (out.Item.priv) stored.priv = out.Item.priv as Record<string, unknown>;
-  return stored;
+  return storedFromItem<R>(out.Item);
 }
 
 /**
@@ -273,5 +287,5 @@ function listFilter(req: ListRequest): IndexFilter | undefined {
 export async function countRecords<R extends BaseRecord>(def: EntityDef<R>): Promise<number> {
   const key = counterKey(def as unknown as EntityDef<BaseRecord>);
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return Number(out.Item?.n ?? 0);
+  return countFromItem(out.Item);
 }

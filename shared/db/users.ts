@@ -6,7 +6,8 @@
  */
 import type { Role } from '../auth/roles.js';
 import { uniquenessKey } from '../text.js';
-import { createRecord, getRecord, type BaseRecord, type EntityDef, type Stored } from './records.js';
+import type { Item, ItemKey } from './batch.js';
+import { createRecord, getRecord, recordKeyOf, storedFromItem, type BaseRecord, type EntityDef, type Stored } from './records.js';
 
 export interface UserRecord extends BaseRecord {
   username: string;
@@ -36,10 +37,23 @@ export const users: EntityDef<UserRecord> = {
   filterAttributes: (u) => ({ role: u.role, is_active: u.is_active }),
 };
 
-export async function getUser(id: string): Promise<(Stored<UserRecord> & { priv: UserPrivate }) | null> {
-  const stored = await getRecord(users, id);
+export type StoredUser = Stored<UserRecord> & { priv: UserPrivate };
+
+/** Where a user lives (for batched reads, see batch.ts). */
+export const userKey = (id: string): ItemKey => recordKeyOf(users, id);
+
+/** The user of a user item (`null`: no item). */
+export function userFromItem(item: Item | null | undefined): StoredUser | null {
+  return withPrivate(storedFromItem<UserRecord>(item));
+}
+
+function withPrivate(stored: Stored<UserRecord> | null): StoredUser | null {
   if (!stored) return null;
   return { ...stored, priv: { token_version: Number(stored.priv?.token_version ?? 0) } };
+}
+
+export async function getUser(id: string): Promise<StoredUser | null> {
+  return withPrivate(await getRecord(users, id));
 }
 
 export async function createUser(user: UserRecord, priv: UserPrivate): Promise<void> {

@@ -1,102 +1,78 @@
 /**
- * The catalogue CRUD pattern of API.md §4.0: the six route declarations of a resource and the
- * operation behind each. Handlers are one line each (functions/<segment>/<op>.ts).
+ * The operations of the catalogue CRUD pattern (API.md §4.0; declarations in crud-routes.ts).
+ * Handlers are one line each (functions/<segment>/<op>.ts).
  */
-import * as z from 'zod';
-import { countRecords, createRecord, deleteRecord, getRecord, listRecords, replaceRecord, StaleRecord, type BaseRecord, type Stored } from '../db/records.js';
-import { bodySchemas, type Resource } from '../domain/resource.js';
+import {
+  countFromItem,
+  countRecords,
+  counterKeyOf,
+  createRecord,
+  deleteRecord,
+  getRecord,
+  listRecords,
+  recordKeyOf,
+  replaceRecord,
+  StaleRecord,
+  storedFromItem,
+  type BaseRecord,
+  type Stored,
+} from '../db/records.js';
+import type { Resource } from '../domain/resource.js';
 import { newId } from '../ids.js';
-import type { ApiRequest, Reply } from './handler.js';
+import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound, serviceUnavailable } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
-import { defineRoute } from './route.js';
-import { orderingParam, searchParam } from './schemas.js';
 
-function listQuery<R extends BaseRecord>(resource: Resource<R>) {
-  const { orderings, defaultOrdering, search, filters } = resource.list;
-  return z.object({
-    ordering: orderingParam(orderings, defaultOrdering),
-    ...(search ? { q: searchParam } : {}),
-    ...filters,
-  });
-}
-
-/** The six declarations of a catalogue resource, grouped under its segment. */
-export function crudRoutes<R extends BaseRecord>(resource: Resource<R>) {
-  const { segment, noun, writer, read } = resource;
-  const collection = `/api/${segment}/`;
-  const item = `/api/${segment}/{id}/`;
-  const fields = Object.keys(read.shape);
-  const body = bodySchemas(resource);
-  const writeErrors = ['validation-error', 'conflict'] as const;
-  return {
-    list: defineRoute({
-      name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
-      summary: `List ${segment}`, query: listQuery(resource),
-      response: { status: 200, schema: read, page: true, fields },
-    }),
-    create: defineRoute({
-      name: `${segment}.create`, method: 'POST', path: collection, access: writer,
-      summary: `Create a ${noun}`, body: body.full,
-      response: { status: 201, schema: read }, errors: writeErrors,
-    }),
-    get: defineRoute({
-      name: `${segment}.get`, method: 'GET', path: item, access: 'public',
-      summary: `Retrieve one ${noun}`, response: { status: 200, schema: read, fields }, errors: ['not-found'],
-    }),
-    put: defineRoute({
-      name: `${segment}.put`, method: 'PUT', path: item, access: writer,
-      summary: `Replace a ${noun}`, body: body.full,
-      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors],
-    }),
-    patch: defineRoute({
-      name: `${segment}.patch`, method: 'PATCH', path: item, access: writer,
-      summary: `Partially update a ${noun}`, body: body.partial,
-      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors],
-    }),
-    delete: defineRoute({
-      name: `${segment}.delete`, method: 'DELETE', path: item, access: writer,
-      summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'],
-    }),
-  };
-}
-
-type Op = (req: ApiRequest) => Promise<Reply>;
+type Op = Operation;
 const now = () => new Date().toISOString();
 
 export function listOperation<R extends BaseRecord>(resource: Resource<R>): Op {
   const filterNames = Object.keys(resource.list.filters ?? {});
-  return async (req) => {
+  const keys = Object.keys(resource.read.shape);
+  const criteria = (req: ApiRequest) => {
     const q = req.query as unknown as { ordering: { key: string; descending: boolean }; q?: string[] } & Record<string, unknown>;
-    const terms = q.q ?? [];
     const equals: Record<string, string> = {};
     for (const name of filterNames) if (typeof q[name] === 'string') equals[name] = q[name];
-    const filtered = terms.length > 0 || Object.keys(equals).length > 0;
+    const terms = q.q ?? [];
+    return { ordering: q.ordering, terms, equals, exactCount: terms.length === 0 && Object.keys(equals).length === 0 };
+  };
+  const counter = counterKeyOf(resource.entity);
+  const op: Op = async (req) => {
+    const { ordering, terms, equals, exactCount } = criteria(req);
+    const prefetched = req.prefetched(counter);
     const [page, count] = await Promise.all([
       listRecords(resource.entity, {
-        ordering: q.ordering.key,
-        descending: q.ordering.descending,
+        ordering: ordering.key,
+        descending: ordering.descending,
         limit: pageLimit(req),
         cursor: req.query.cursor ?? null,
         terms,
         equals,
       }),
-      filtered ? Promise.resolve(null) : countRecords(resource.entity),
+      !exactCount ? null : prefetched !== undefined ? countFromItem(prefetched) : countRecords(resource.entity),
     ]);
-    const keys = Object.keys(resource.read.shape);
     return pageReply(req, { ...page, items: page.items.map((i) => inShapeOrder(i.value, keys)) }, count);
   };
+  // The exact count is read anyway: with a token, together with the caller's user record.
+  op.prefetch = (req) => (criteria(req).exactCount ? [counter] : []);
+  return op;
 }
 
-async function load<R extends BaseRecord>(resource: Resource<R>, req: ApiRequest): Promise<Stored<R>> {
-  const stored = await getRecord(resource.entity, (req.params as { id: string }).id);
+const idOf = (req: ApiRequest) => (req.params as { id: string }).id;
+
+async function load<R extends BaseRecord>(resource: Resource<R>, req: ApiRequest, useFetched = false): Promise<Stored<R>> {
+  const fetched = useFetched ? req.prefetched(recordKeyOf(resource.entity, idOf(req))) : undefined;
+  const stored = fetched !== undefined ? storedFromItem<R>(fetched) : await getRecord(resource.entity, idOf(req));
   if (!stored) throw notFound(`No ${resource.noun} with this id.`);
   return { ...stored, record: inShapeOrder(stored.record, Object.keys(resource.read.shape)) };
 }
 
 export function getOperation<R extends BaseRecord>(resource: Resource<R>): Op {
-  return async (req) => ({ status: 200, body: (await load(resource, req)).record });
+  const op: Op = async (req) => ({ status: 200, body: (await load(resource, req, true)).record });
+  // With a token, the record is read together with the caller's user record.
+  op.prefetch = (req) => [recordKeyOf(resource.entity, idOf(req))];
+  return op;
 }
 
 export function createOperation<R extends BaseRecord>(resource: Resource<R>): Op {

@@ -10,21 +10,24 @@
  *
  * The operation itself gets an `ApiRequest` and returns a `Reply`; it checks what depends on
  * stored data (404 for records, 403 for ownership, 412, body validation, 409) in that order.
+ *
+ * A token sent to a public route (no authorizer there) is checked here: its signature first,
+ * its user record after the request has been read, in one BatchGetItem with the items the
+ * operation declares it will read anyway (`Operation.prefetch`), so a signed-in read costs no
+ * more DynamoDB calls than an anonymous one.
  */
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { callerFromAuthorization } from '../auth/identity.js';
+import { accessClaims, callerFromAuthorization, callerOf } from '../auth/identity.js';
 import { hasRole, isRole, type Caller } from '../auth/roles.js';
-import { InvalidToken } from '../auth/tokens.js';
-import { isUnavailable } from '../db/errors.js';
+import { InvalidToken, type TokenClaims } from '../auth/tokens.js';
+import { getItems, type Item, type ItemKey } from '../db/batch.js';
+import { userFromItem, userKey } from '../db/users.js';
 import { issuesToErrors } from '../domain/fields.js';
-import { newId } from '../ids.js';
-import { logger } from '../log.js';
-import { corsHeaders } from './cors.js';
 import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
-import { HttpError, invalidQuery, problemBody, problemHeaders, serviceUnavailable, validationError } from './problem.js';
+import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
+import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
 import { cacheControl, etagOf, noneMatch, projectFields } from './represent.js';
 import {
   JSON_BODY_LIMIT,
@@ -39,39 +42,7 @@ import {
 import { pathParamNames, type RouteDecl } from './route.js';
 import { idParams, pageQuerySchema } from './schemas.js';
 
-/** What the Lambda authorizer passes on (see functions/authorizer/handler.ts). */
-export interface AuthorizerContext {
-  /** `unavailable`: the user could not be read (database unavailable) → 503; `error`: the authorizer failed → 500. */
-  status: 'user' | 'anonymous' | 'invalid' | 'unavailable' | 'error';
-  user_id?: string;
-  username?: string;
-  role?: string;
-}
-
-export interface ApiEvent {
-  version?: string;
-  routeKey?: string;
-  rawPath: string;
-  rawQueryString?: string;
-  headers?: Record<string, string | undefined>;
-  pathParameters?: Record<string, string | undefined>;
-  body?: string;
-  isBase64Encoded?: boolean;
-  requestContext: {
-    requestId?: string;
-    domainName?: string;
-    http: { method: string; path?: string; sourceIp?: string; protocol?: string; userAgent?: string };
-    authorizer?: { lambda?: AuthorizerContext };
-    [other: string]: unknown;
-  };
-}
-
-export interface ApiResult {
-  statusCode: number;
-  headers: Record<string, string>;
-  body?: string;
-  isBase64Encoded?: boolean;
-}
+export type { ApiEvent, ApiResult, AuthorizerContext } from './observe.js';
 
 export interface Reply {
   status: number;
@@ -97,6 +68,11 @@ export interface ApiRequest<R extends RouteDecl = RouteDecl> {
   body(): R['body'] extends z.ZodType ? z.output<R['body']> : never;
   /** The parsed JSON body before validation (`{}` when empty). */
   rawBody: Record<string, unknown>;
+  /**
+   * An item the operation's `prefetch` named, read with the caller's user record: the item, or
+   * `null` where there is none; `undefined` when it was not read (read it yourself).
+   */
+  prefetched(key: ItemKey): Item | null | undefined;
 }
 
 export interface PageParams {
@@ -105,142 +81,109 @@ export interface PageParams {
   fields?: string[];
 }
 
-type Impl<R extends RouteDecl> = (req: ApiRequest<R>) => Promise<Reply>;
+/**
+ * What a route does with a checked request. `prefetch` names items it will read in any case;
+ * when the user record of a sent token must be read too, they are read in the same call.
+ */
+export type Operation<R extends RouteDecl = RouteDecl> = ((req: ApiRequest<R>) => Promise<Reply>) & {
+  prefetch?: (req: ApiRequest<R>) => ItemKey[];
+};
 
-interface State {
-  started: number;
-  requestId: string;
-  origin?: string;
-  api?: ApiRequest;
-}
+const invalidToken = () => new HttpError('invalid-token', 'The token is invalid, expired or revoked.');
 
-const states = new WeakMap<object, State>();
-const stateOf = (event: object): State => states.get(event)!;
-
-export function baseUrl(event: ApiEvent, headers: Record<string, string>): string {
-  const configured = process.env.PUBLIC_BASE_URL;
-  if (configured) return configured.replace(/\/$/, '');
-  const proto = headers['x-forwarded-proto'] ?? 'https';
-  return `${proto}://${headers.host ?? event.requestContext.domainName ?? 'localhost'}`;
-}
-
-/** Errors → problem responses; anything unexpected becomes a 500 without internals. */
-export function toHttpError(err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
-  if (err instanceof InvalidToken) return new HttpError('invalid-token', 'The token is invalid, expired or revoked.');
-  if (isUnavailable(err)) return serviceUnavailable();
-  return new HttpError('internal-error', 'An unexpected error occurred.');
-}
-
-export function problemResult(err: HttpError, path: string, requestId: string): ApiResult {
-  return {
-    statusCode: err.status,
-    headers: {
-      'content-type': 'application/problem+json; charset=utf-8',
-      'cache-control': 'no-store',
-      ...problemHeaders(err),
-    },
-    body: JSON.stringify(problemBody(err, path, requestId)),
-  };
-}
-
-function finish(event: ApiEvent, result: ApiResult, route: string): ApiResult {
-  const state = stateOf(event);
-  result.headers = { ...result.headers, ...corsHeaders(state.origin), 'x-request-id': state.requestId };
-  logger.info('request', {
-    request_id: state.requestId,
-    method: event.requestContext.http.method,
-    path: event.rawPath,
-    route,
-    status: result.statusCode,
-    duration_ms: Date.now() - state.started,
-    ...(state.api?.caller ? { user_id: state.api.caller.user_id } : {}),
-  });
-  return result;
-}
-
-/** Request id, logging and the conversion of every error into a problem response. */
-function observe(routeName: string): middy.MiddlewareObj<ApiEvent, ApiResult> {
-  return {
-    before: (request) => {
-      const headers = lowerCaseHeaders(request.event.headers);
-      states.set(request.event, {
-        started: Date.now(),
-        requestId: request.event.requestContext.requestId ?? newId(),
-        origin: headers.origin,
-      });
-    },
-    after: (request) => {
-      request.response = finish(request.event, request.response!, routeName);
-    },
-    onError: (request) => {
-      const err = toHttpError(request.error);
-      const request_id = stateOf(request.event).requestId;
-      if (err.status === 500) logger.error('unhandled error', { request_id, error: request.error as Error });
-      else if (err.status === 503) logger.warn('dependency unavailable', { request_id, error: request.error as Error });
-      request.response = finish(request.event, problemResult(err, request.event.rawPath, stateOf(request.event).requestId), routeName);
-    },
-  };
-}
-
-async function authenticate(route: RouteDecl, event: ApiEvent, headers: Record<string, string>): Promise<Caller | null> {
-  if (route.access === 'credentials') return null;
+/**
+ * The caller as far as it can be known before the request is read: from the authorizer's
+ * verdict, or, on a public route, the verified claims of a sent token (the user is checked later).
+ */
+async function authenticate(
+  route: RouteDecl,
+  event: ApiEvent,
+  headers: Record<string, string>,
+): Promise<{ caller: Caller | null; pending: TokenClaims | null }> {
+  if (route.access === 'credentials') return { caller: null, pending: null };
   let caller: Caller | null = null;
+  let pending: TokenClaims | null = null;
   const fromAuthorizer = event.requestContext.authorizer?.lambda;
   if (fromAuthorizer && fromAuthorizer.status !== 'anonymous') {
     if (fromAuthorizer.status === 'unavailable') throw serviceUnavailable();
     if (fromAuthorizer.status === 'error') throw new HttpError('internal-error', 'An unexpected error occurred.');
-    if (fromAuthorizer.status !== 'user' || !isRole(fromAuthorizer.role)) throw new InvalidToken('rejected by the authorizer');
+    if (fromAuthorizer.status !== 'user' || !isRole(fromAuthorizer.role)) throw invalidToken();
     caller = { user_id: fromAuthorizer.user_id!, username: fromAuthorizer.username!, role: fromAuthorizer.role };
   } else if (!fromAuthorizer && headers.authorization !== undefined) {
-    // Public routes have no authorizer: a token that is sent must still be valid (§2.1).
-    caller = await callerFromAuthorization(headers.authorization);
+    // No authorizer ran (public routes): a token that is sent must still be valid (§2.1).
+    if (route.access === 'public') pending = await accessClaims(headers.authorization);
+    else caller = await callerFromAuthorization(headers.authorization);
   }
-  if (route.access === 'public') return caller;
+  if (route.access === 'public') return { caller, pending };
   if (!caller) throw new HttpError('authentication-required', 'Authentication credentials were not provided.');
   if (!hasRole(caller.role, route.access)) throw new HttpError('forbidden', 'Your role does not allow this operation.');
-  return caller;
+  return { caller, pending };
 }
 
 /** The request checks, in the precedence order of §1.4, producing the ApiRequest. */
-function interpret(route: RouteDecl, query: z.ZodObject, allowedQuery: ReadonlySet<string>): middy.MiddlewareObj<ApiEvent, ApiResult> {
+function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodObject): middy.MiddlewareObj<ApiEvent, ApiResult> {
   const params = route.params ?? idParams(pathParamNames(route.path));
+  const allowedQuery = new Set(Object.keys(query.shape));
   return {
     before: async (request) => {
       const event = request.event;
-      const state = stateOf(event);
       const headers = lowerCaseHeaders(event.headers);
       const bytes = bodyBytes(event.body, event.isBase64Encoded === true);
       if (bytes.length > JSON_BODY_LIMIT) throw new HttpError('payload-too-large', 'The request body is larger than 1 MiB.');
-      const caller = await authenticate(route, event, headers);
+      const { caller, pending } = await authenticate(route, event, headers).catch((err: unknown) => {
+        throw err instanceof InvalidToken ? invalidToken() : err;
+      });
+      /** Reads the user of a pending token (with `keys`) and settles the caller: 401 if it is not valid. */
+      const settle = async (keys: ItemKey[]): Promise<(Item | null)[]> => {
+        if (!pending) return keys.map(() => null);
+        const [user, ...items] = await getItems([userKey(pending.user_id), ...keys]);
+        try {
+          api.caller = callerOf(pending, userFromItem(user));
+        } catch (err) {
+          throw err instanceof InvalidToken ? invalidToken() : err;
+        }
+        requestState(event).userId = api.caller.user_id;
+        return items;
+      };
+      const api = { caller } as ApiRequest<R>;
+      if (caller) requestState(event).userId = caller.user_id;
 
       let rawBody: Record<string, unknown> = {};
-      if (route.body && bytes.length > 0) {
-        if (!isJsonContentType(headers['content-type'])) {
-          throw new HttpError('unsupported-media-type', 'The body must be sent as application/json (UTF-8).');
+      let pairs: [string, string][];
+      let q: Record<string, unknown>;
+      let pathValues: Record<string, string>;
+      try {
+        if (route.body && bytes.length > 0) {
+          if (!isJsonContentType(headers['content-type'])) {
+            throw new HttpError('unsupported-media-type', 'The body must be sent as application/json (UTF-8).');
+          }
+          rawBody = parseJsonObject(bytes);
         }
-        rawBody = parseJsonObject(bytes);
+        const parsed = parseQuery(event.rawQueryString ?? '', allowedQuery);
+        pairs = parsed.pairs;
+        const parsedQuery = query.safeParse(parsed.values, { reportInput: true });
+        if (!parsedQuery.success) throw invalidQuery(issuesToErrors(parsedQuery.error.issues));
+        q = parsedQuery.data as Record<string, unknown>;
+        if (typeof parsed.values.cursor === 'string') q.cursor = await decodeCursor(parsed.values.cursor, queryBinding(route.path, pairs));
+        const parsedParams = params.safeParse(event.pathParameters ?? {});
+        if (!parsedParams.success) throw new HttpError('not-found', 'No such record.');
+        pathValues = parsedParams.data as Record<string, string>;
+      } catch (err) {
+        // A token whose user is gone or revoked is a 401, which takes precedence (§1.4).
+        await settle([]);
+        throw err;
       }
-      const { pairs, values } = parseQuery(event.rawQueryString ?? '', allowedQuery);
-      const parsedQuery = query.safeParse(values, { reportInput: true });
-      if (!parsedQuery.success) throw invalidQuery(issuesToErrors(parsedQuery.error.issues));
-      const q = parsedQuery.data as Record<string, unknown> & { cursor?: unknown };
-      if (typeof values.cursor === 'string') q.cursor = await decodeCursor(values.cursor, queryBinding(route.path, pairs));
-
-      const parsedParams = params.safeParse(event.pathParameters ?? {});
-      if (!parsedParams.success) throw new HttpError('not-found', 'No such record.');
 
       let validated: { value: unknown } | undefined;
-      state.api = {
+      Object.assign(api, {
         route,
-        requestId: state.requestId,
+        requestId: requestState(event).requestId,
         path: event.rawPath,
         baseUrl: baseUrl(event, headers),
         headers,
-        params: parsedParams.data,
+        params: pathValues,
         query: q,
         queryPairs: pairs,
-        caller,
         ifMatch: parseEntityTags(headers['if-match']),
         rawBody,
         body: () => {
@@ -251,16 +194,26 @@ function interpret(route: RouteDecl, query: z.ZodObject, allowedQuery: ReadonlyS
           }
           return validated.value as never;
         },
-      } as ApiRequest;
+        prefetched: () => undefined,
+      });
+      if (pending) {
+        const keys = operation.prefetch?.(api) ?? [];
+        const items = await settle(keys);
+        const byKey = new Map(keys.map((k, i) => [`${k.pk}\u0000${k.sk}`, items[i] ?? null]));
+        api.prefetched = (key) => byKey.get(`${key.pk}\u0000${key.sk}`);
+      }
+      requests.set(event, api as ApiRequest);
     },
   };
 }
+
+const requests = new WeakMap<object, ApiRequest>();
 
 /** JSON body, sparse fields, ETag / If-None-Match, Cache-Control. */
 function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
   return {
     after: (request) => {
-      const api = stateOf(request.event).api!;
+      const api = requests.get(request.event)!;
       const reply = request.response as unknown as Reply;
       const headers: Record<string, string> = { ...reply.headers };
       let body = reply.body;
@@ -296,26 +249,11 @@ function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
 }
 
 /** Builds the Lambda handler of a declared route. */
-export function createHandler<R extends RouteDecl>(route: R, impl: Impl<R>) {
-  const query = pageQuerySchema(route);
-  const allowed = new Set(Object.keys(query.shape));
+export function createHandler<R extends RouteDecl>(route: R, operation: Operation<R>) {
   return middy<ApiEvent, ApiResult, Error, Context>()
-    // The event holds the Authorization header and the body: never logged, whatever
-    // POWERTOOLS_LOGGER_LOG_EVENT says.
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(lambdaLogging())
     .use(observe(route.name))
-    .use(interpret(route, query, allowed))
+    .use(interpret(route, operation, pageQuerySchema(route)))
     .use(represent(route))
-    .handler(async (event) => (await impl(stateOf(event).api as ApiRequest<R>)) as unknown as ApiResult);
-}
-
-/**
- * A function outside the declared routes (the catch-all): the same request id, logging, CORS
- * and error handling, with the response built by `impl`.
- */
-export function createRawHandler(name: string, impl: (event: ApiEvent, headers: Record<string, string>) => Promise<ApiResult>) {
-  return middy<ApiEvent, ApiResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(observe(name))
-    .handler(async (event) => impl(event, lowerCaseHeaders(event.headers)));
+    .handler(async (event) => (await operation(requests.get(event) as ApiRequest<R>)) as unknown as ApiResult);
 }

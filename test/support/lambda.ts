@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult, AuthorizerContext } from '../../shared/http/handler.js';
-import { lambdaContext } from '../../infra/local/lambda-context.js';
+import { lambdaContext } from '../../infra/local/functions.js';
 
 export const EVENTS_DIR = new URL('../../events/', import.meta.url);
 

@@ -1,0 +1,32 @@
+/**
+ * Reading several items that a request needs anyway in one BatchGetItem (strongly consistent),
+ * e.g. the caller's user record together with a record or a counter. Keys are opaque to callers:
+ * they come from the entity modules of this folder.
+ */
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.js';
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export type Item = Record<string, unknown>;
+
+const id = (k: ItemKey) => `${k.pk}\u0000${k.sk}`;
+
+/** The items at `keys`, in the same order (`null` where there is none). */
+export async function getItems(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
+  const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
+  const found = new Map<string, Item>();
+  let pending: ItemKey[] = unique;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+    if (attempt > 5) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' });
+    const table = tableName();
+    const out = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[table] ?? []) found.set(id(item as ItemKey), item);
+    pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+  }
+  return keys.map((k) => found.get(id(k)) ?? null);
+}

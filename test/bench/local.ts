@@ -1,0 +1,117 @@
+/**
+ * The local runtime the benchmarks run against: DynamoDB Local and the emulators, the table and
+ * the local API Gateway, all started through infra/local/runtime.ts into a temporary data dir,
+ * plus signed-in callers and the SDK call recorder.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocal, type LocalRuntime } from '../../infra/local/runtime.js';
+import type { Role } from '../../shared/auth/roles.js';
+import { isStaff } from '../../shared/auth/roles.js';
+import { signToken } from '../../shared/auth/tokens.js';
+import { db } from '../../shared/db/client.js';
+import { createUser } from '../../shared/db/users.js';
+import { newId } from '../../shared/ids.js';
+import { secretsClient } from '../../shared/secrets.js';
+import { HttpClient } from './http.js';
+import { instrumentSdk, type SdkCallRecorder } from './sdk-calls.js';
+
+export interface BenchUser {
+  id: string;
+  role: Role;
+  token: string;
+}
+
+export interface BenchEnv {
+  runtime: LocalRuntime;
+  /** Base URL of the local API Gateway (loopback IPv4). */
+  url: string;
+  /** The Host header the gateway's clients send. */
+  host: string;
+  http: HttpClient;
+  sdk: SdkCallRecorder;
+  /** A signed-in user of the role (one per role, created on first use) with a fresh access token. */
+  user(role: Role): Promise<BenchUser>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Function logs (JSON lines on stdout) are formatted as deployed but not printed, so the
+ * console stays readable and terminal speed does not enter the measurements.
+ */
+function discardFunctionLogs(): () => void {
+  const original = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : '';
+    if (text.startsWith('{"level":')) {
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }
+    return (original as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  return () => {
+    process.stdout.write = original;
+  };
+}
+
+export async function startBenchEnv(): Promise<BenchEnv> {
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-bench-'));
+  const restoreStdout = discardFunctionLogs();
+  let runtime: LocalRuntime;
+  try {
+    runtime = await startLocal({ port: 0, dataDir, fresh: true, persist: false });
+  } catch (err) {
+    restoreStdout();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const url = `http://127.0.0.1:${runtime.gateway.port}`;
+  const http = new HttpClient(url);
+  const users = new Map<Role, Promise<string>>();
+  let stopped = false;
+  return {
+    runtime,
+    url,
+    host: `localhost:${runtime.gateway.port}`,
+    http,
+    sdk: instrumentSdk(),
+    async user(role) {
+      let created = users.get(role);
+      if (!created) {
+        created = createBenchUser(role);
+        users.set(role, created);
+      }
+      const id = await created;
+      // Access tokens live 15 minutes and a full run takes longer: sign one per use.
+      const { token } = await signToken('access', { id, token_version: 0 });
+      return { id, role, token };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      http.close();
+      try {
+        await runtime.stop();
+      } finally {
+        db().destroy();
+        secretsClient().destroy();
+        restoreStdout();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+async function createBenchUser(role: Role): Promise<string> {
+  const id = newId();
+  const username = `bench_${role}_${id.slice(0, 8).replace(/[^A-Za-z0-9]/g, 'x')}`;
+  const now = new Date().toISOString();
+  await createUser(
+    { id, username, email: `${username.toLowerCase()}@example.org`, role, is_active: true, is_staff: isStaff(role), last_login: null, created_at: now, updated_at: now },
+    { token_version: 0 },
+  );
+  return id;
+}

@@ -1,0 +1,97 @@
+/**
+ * `npm run bench`: the benchmarks of DESIGN.md §9 against the local runtime (DynamoDB Local, the
+ * local API Gateway, the function modules in this process), written as a markdown report
+ * (bench-report.md at the repository root unless --out is given). Not part of `npm test`.
+ *
+ *   npm run bench                       every section, full iteration counts
+ *   npm run bench -- --quick            small counts (checks the harness)
+ *   npm run bench -- --only=latency     one section (or a comma-separated list)
+ */
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { bundlesSection } from './bundles.js';
+import { callsSection } from './calls.js';
+import { latencySection } from './latency.js';
+import { startBenchEnv, type BenchEnv } from './local.js';
+import { parseOptions, USAGE, type BenchOptions, type SectionName } from './options.js';
+import { paginationSection } from './pagination.js';
+import { environmentFacts, renderReport, type SectionBody, type SectionResult } from './report.js';
+import { throughputSection } from './throughput.js';
+
+type Section = (env: BenchEnv, opts: BenchOptions) => Promise<SectionBody>;
+
+const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsRuntime: boolean }> = {
+  calls: { title: '1. DynamoDB calls per request', run: callsSection, needsRuntime: true },
+  latency: { title: '2. Warm detail GET: full chain vs bare GetItem', run: latencySection, needsRuntime: true },
+  pagination: { title: '3. Pagination: first page vs 100th page', run: paginationSection, needsRuntime: true },
+  bundles: { title: '4. Function bundles: size and module load time', run: (_env, opts) => bundlesSection(opts), needsRuntime: false },
+  throughput: { title: '5. Throughput: local gateway vs bare node:http', run: throughputSection, needsRuntime: true },
+};
+
+async function main(): Promise<number> {
+  let opts: BenchOptions | 'help';
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  if (opts === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const started = Date.now();
+  const loadAtStart = loadavg();
+  let env: BenchEnv | null = null;
+  const stop = async () => {
+    const e = env;
+    env = null;
+    await e?.stop();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: stopping the local runtime…`);
+    void stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const results: SectionResult[] = [];
+  try {
+    if (opts.sections.some((s) => SECTION_RUNNERS[s].needsRuntime)) {
+      console.log('Starting DynamoDB Local, the emulators and the local gateway…');
+      env = await startBenchEnv();
+    }
+    for (const name of opts.sections) {
+      const { title, run, needsRuntime } = SECTION_RUNNERS[name];
+      console.log(`\n▶ ${title}`);
+      const t0 = Date.now();
+      try {
+        if (needsRuntime && !env) throw new Error('the local runtime is not running');
+        const r = await run(env as BenchEnv, opts);
+        results.push({ ...r, name, title, seconds: (Date.now() - t0) / 1000 });
+      } catch (err) {
+        console.error(`  ${name} failed:`, err);
+        results.push({ name, title, method: [], body: '', budgets: [], summary: [`${name}: FAILED (${(err as Error).message})`], error: (err as Error).message, seconds: (Date.now() - t0) / 1000 });
+      }
+      env?.sdk.take();
+      for (const line of results.at(-1)!.summary) console.log(`  ${line}`);
+    }
+  } finally {
+    await stop();
+  }
+
+  writeFileSync(opts.out, renderReport(opts, results, environmentFacts(loadAtStart)));
+  const budgets = results.flatMap((r) => r.budgets);
+  const over = budgets.filter((b) => b.ok === false);
+  console.log(`\nReport: ${opts.out} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(`Budgets: ${budgets.filter((b) => b.ok === true).length} ok, ${over.length} over${over.length ? `: ${over.map((b) => b.name).join('; ')}` : ''}`);
+  return results.some((r) => r.error) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,96 @@
+/**
+ * Counts the AWS SDK calls the functions make, by adding a middleware to the shared clients
+ * (the DynamoDB document client of shared/db/client.ts and the Secrets Manager client of
+ * shared/secrets.ts). The middleware sits at the start of the `initialize` step, so it sees each
+ * logical call once (retries are counted apart, from the response metadata) with its input as
+ * the caller wrote it.
+ */
+import { db } from '../../shared/db/client.js';
+import { secretsClient } from '../../shared/secrets.js';
+
+export interface SdkCall {
+  service: 'dynamodb' | 'secrets';
+  /** Operation name, e.g. `GetItem`, `TransactWriteItems`. */
+  operation: string;
+  input: Record<string, unknown>;
+  /** Extra attempts made by the SDK's retry strategy. */
+  retries: number;
+}
+
+export class SdkCallRecorder {
+  private calls: SdkCall[] = [];
+  /** Every Secrets Manager call since the clients were instrumented (secret ids, in order). */
+  readonly secretFetches: string[] = [];
+
+  private paused = 0;
+
+  record(call: SdkCall): void {
+    if (this.paused === 0) this.calls.push(call);
+    if (call.service === 'secrets') this.secretFetches.push(String(call.input.SecretId));
+  }
+
+  /** Stops keeping calls (long load runs) until the returned function is called. */
+  pause(): () => void {
+    this.paused++;
+    let resumed = false;
+    return () => {
+      if (!resumed) this.paused--;
+      resumed = true;
+    };
+  }
+
+  /** The calls since the last take(). */
+  take(): SdkCall[] {
+    const out = this.calls;
+    this.calls = [];
+    return out;
+  }
+}
+
+/** The part of an SDK client's middleware stack used here. */
+interface Stack {
+  add(
+    middleware: (
+      next: (args: { input: object }) => Promise<{ output: { $metadata?: { attempts?: number } } }>,
+      context: { commandName?: string },
+    ) => (args: { input: object }) => Promise<unknown>,
+    options: { step: 'initialize'; name: string; priority: 'high' },
+  ): void;
+}
+
+function install(client: { middlewareStack: unknown }, service: SdkCall['service'], recorder: SdkCallRecorder): void {
+  const stack = client.middlewareStack as Stack;
+  stack.add(
+    (next, context) => async (args) => {
+      const call: SdkCall = {
+        service,
+        operation: (context.commandName ?? 'unknown').replace(/Command$/, ''),
+        input: args.input as Record<string, unknown>,
+        retries: 0,
+      };
+      recorder.record(call);
+      const result = await next(args);
+      call.retries = Math.max(0, (result.output.$metadata?.attempts ?? 1) - 1);
+      return result;
+    },
+    { step: 'initialize', name: 'benchSdkCallCounter', priority: 'high' },
+  );
+}
+
+let recorder: SdkCallRecorder | undefined;
+
+/** Instruments the shared clients once per process and returns the recorder. */
+export function instrumentSdk(): SdkCallRecorder {
+  if (!recorder) {
+    recorder = new SdkCallRecorder();
+    install(db(), 'dynamodb', recorder);
+    install(secretsClient(), 'secrets', recorder);
+  }
+  return recorder;
+}
+
+/** `GetItem`, `TransactWriteItems[11]` (number of items of a transaction). */
+export function describeCall(call: SdkCall): string {
+  const items = (call.input.TransactItems as unknown[] | undefined)?.length;
+  return items === undefined ? call.operation : `${call.operation}[${items}]`;
+}
