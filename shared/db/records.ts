@@ -3,7 +3,8 @@
  *
  * Items of an entity of kind K (e.g. GENRE), record id I:
  *   record      pk = K#I                 sk = R      { rec: <read shape>, rev, sw }
- *   uniqueness  pk = K#U#<field>#<key>   sk = U      { id }            (one per unique field)
+ *   uniqueness  pk = K#U#<field>#<key>   sk = U      { id [, rec, rev, priv] } (one per unique field;
+ *                                                    a "carrying" claim holds a copy of the record)
  *   ordering    pk = K#O#<key>#A|D       sk = <sort key, see sort-keys.ts>  { rec, sw, ...filter attrs }
  *   counter     pk = K#N                 sk = N      { n }             (number of records)
  *
@@ -11,7 +12,9 @@
  * `rev` increases with every change of the representation; writes are conditioned on it
  * (optimistic concurrency, and the atomic half of If-Match). `sw` is the search text of the
  * record (text.ts). Every write is one transaction covering all of a record's items, so the
- * record, its uniqueness claims, its index entries and the counter never disagree.
+ * record, its uniqueness claims, its index entries and the counter never disagree. Writes are
+ * built as plans (createPlan, replacePlan, deletePlan, itemPlan) and committed together, so a
+ * change that spans entities (a user and its profile, a state change and its e-mail) is atomic.
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
@@ -40,6 +43,11 @@ export interface UniqueField<R> {
   /** The value compared (already normalised for comparison). */
   key: (r: R) => string;
   message: string;
+  /**
+   * The claim also carries the record (`rec`, `rev`, `priv`), rewritten with every change, so
+   * the record can be read by this field in one GetItem (getByUnique).
+   */
+  carry?: boolean;
 }
 
 export interface EntityDef<R extends BaseRecord> {
@@ -60,19 +68,26 @@ export interface Stored<R> {
   priv?: Record<string, unknown>;
 }
 
+type AnyDef = EntityDef<BaseRecord>;
+const anyDef = <R extends BaseRecord>(def: EntityDef<R>) => def as unknown as AnyDef;
 
-const recordKey = (def: EntityDef<BaseRecord>, id: string) => ({ pk: `${def.kind}#${id}`, sk: 'R' });
-const counterKey = (def: EntityDef<BaseRecord>) => ({ pk: `${def.kind}#N`, sk: 'N' });
+const recordKey = (def: AnyDef, id: string) => ({ pk: `${def.kind}#${id}`, sk: 'R' });
+const counterKey = (def: AnyDef) => ({ pk: `${def.kind}#N`, sk: 'N' });
+const uniqueKey = (def: AnyDef, field: string, key: string) => ({ pk: `${def.kind}#U#${field}#${key}`, sk: 'U' });
+const orderingPk = (def: AnyDef, ordering: string, dir: 'asc' | 'desc') => `${def.kind}#O#${ordering}#${dir === 'asc' ? 'A' : 'D'}`;
 
 /** Where a record lives (for batched reads, see batch.ts). */
-export const recordKeyOf = <R extends BaseRecord>(def: EntityDef<R>, id: string): ItemKey =>
-  recordKey(def as unknown as EntityDef<BaseRecord>, id);
+export const recordKeyOf = <R extends BaseRecord>(def: EntityDef<R>, id: string): ItemKey => recordKey(anyDef(def), id);
 /** Where the number of records of an entity lives (for batched reads). */
-export const counterKeyOf = <R extends BaseRecord>(def: EntityDef<R>): ItemKey => counterKey(def as unknown as EntityDef<BaseRecord>);
+export const counterKeyOf = <R extends BaseRecord>(def: EntityDef<R>): ItemKey => counterKey(anyDef(def));
+/** Where the claim of a unique value lives (a carried record can be read there, see getByUnique). */
+export const uniqueKeyOf = <R extends BaseRecord>(def: EntityDef<R>, field: string, key: string): ItemKey =>
+  uniqueKey(anyDef(def), field, key);
 
-/** The stored record of a record item (`null`: no item). */
+/** The stored record of a record item, or of a claim that carries it (`null`: no item). */
 export function storedFromItem<R extends BaseRecord>(item: Item | null | undefined): Stored<R> | null {
   if (!item) return null;
+  if (typeof item.rec !== 'object' || item.rec === null) throw new Error(`item ${String(item.pk)} holds no record`);
   const stored: Stored<R> = { record: item.rec as R, rev: Number(item.rev) };
   if (item.priv) stored.priv = item.priv as Record<string, unknown>;
   return stored;
@@ -80,19 +95,13 @@ export function storedFromItem<R extends BaseRecord>(item: Item | null | undefin
 
 /** The count of a counter item (no item: 0). */
 export const countFromItem = (item: Item | null | undefined): number => Number(item?.n ?? 0);
-const uniqueKey = (def: EntityDef<BaseRecord>, field: string, key: string) => ({
-  pk: `${def.kind}#U#${field}#${key}`,
-  sk: 'U',
-});
-const orderingPk = (def: EntityDef<BaseRecord>, ordering: string, dir: 'asc' | 'desc') =>
-  `${def.kind}#O#${ordering}#${dir === 'asc' ? 'A' : 'D'}`;
 
 function orderingItems<R extends BaseRecord>(def: EntityDef<R>, r: R): Item[] {
   const extra = def.filterAttributes?.(r) ?? {};
   const sw = searchText(def.searchFields?.(r) ?? []);
   return Object.entries(def.orderings).flatMap(([name, o]) =>
     (['asc', 'desc'] as const).map((dir) => ({
-      pk: orderingPk(def as EntityDef<BaseRecord>, name, dir),
+      pk: orderingPk(anyDef(def), name, dir),
       sk: sortKey(o.value(r), o.type, r.id, dir),
       rec: r,
       sw,
@@ -101,24 +110,36 @@ function orderingItems<R extends BaseRecord>(def: EntityDef<R>, r: R): Item[] {
   );
 }
 
-const put = (item: Item, condition?: string, extra: Partial<{ names: Record<string, string>; values: Item }> = {}) => ({
+type Condition = { expression: string; names?: Record<string, string>; values?: Item };
+
+export const put = (item: Item, condition?: Condition) => ({
   Put: {
     TableName: tableName(),
     Item: item,
-    ...(condition ? { ConditionExpression: condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
-    ...(extra.names ? { ExpressionAttributeNames: extra.names } : {}),
-    ...(extra.values ? { ExpressionAttributeValues: extra.values } : {}),
+    ...(condition
+      ? {
+          ConditionExpression: condition.expression,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+          ...(condition.names ? { ExpressionAttributeNames: condition.names } : {}),
+          ...(condition.values ? { ExpressionAttributeValues: condition.values } : {}),
+        }
+      : {}),
   },
 });
-const del = (key: Item, condition?: string, values?: Item) => ({
+export const del = (key: ItemKey, condition?: Condition) => ({
   Delete: {
     TableName: tableName(),
     Key: key,
-    ...(condition ? { ConditionExpression: condition } : {}),
-    ...(values ? { ExpressionAttributeValues: values } : {}),
+    ...(condition
+      ? {
+          ConditionExpression: condition.expression,
+          ...(condition.names ? { ExpressionAttributeNames: condition.names } : {}),
+          ...(condition.values ? { ExpressionAttributeValues: condition.values } : {}),
+        }
+      : {}),
   },
 });
-const count = (def: EntityDef<BaseRecord>, delta: 1 | -1) => ({
+const count = (def: AnyDef, delta: 1 | -1) => ({
   Update: {
     TableName: tableName(),
     Key: counterKey(def),
@@ -126,119 +147,162 @@ const count = (def: EntityDef<BaseRecord>, delta: 1 | -1) => ({
     ExpressionAttributeValues: { ':d': delta },
   },
 });
+const NEW = { expression: 'attribute_not_exists(pk)' };
+const AT_REV = (rev: number): Condition => ({ expression: '#rev = :rev', names: { '#rev': 'rev' }, values: { ':rev': rev } });
+const OWNED_BY = (id: string): Condition => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });
 
-/** Thrown when the record changed (or vanished) since it was read. */
-export class StaleRecord extends Error {
-  constructor() {
-    super('record changed since it was read');
-    this.name = 'StaleRecord';
-  }
+/** What a failed condition of a transaction item means. */
+export type Meaning =
+  | { what: 'record'; kind: string }
+  | { what: 'unique'; field: string; message: string }
+  /** Any other condition: the error it should become. */
+  | { what: 'error'; error: () => Error }
+  | null;
+
+/** Items of one transaction, each with the meaning of its condition. */
+export interface WritePlan {
+  items: object[];
+  meanings: Meaning[];
 }
 
-/**
- * Turns a cancelled transaction into the error it means: a uniqueness clash (409 with the
- * existing id) or a stale record. `layout` names what each transaction item was.
- */
-function explain<R extends BaseRecord>(def: EntityDef<R>, err: unknown, layout: (string | null)[]): never {
-  const reasons = cancellationReasons(err);
-  if (!reasons) throw err;
-  for (const [i, reason] of reasons.entries()) {
-    if (reason.Code !== 'ConditionalCheckFailed') continue;
-    const what = layout[i];
-    if (what === 'record') throw new StaleRecord();
-    const u = def.unique?.find((f) => f.field === what);
-    if (u) throw conflict(u.field, u.message, reason.Item?.id as string | undefined);
-  }
-  throw err;
+const plan = (entries: [object, Meaning][]): WritePlan => ({ items: entries.map((e) => e[0]), meanings: entries.map((e) => e[1]) });
+
+/** A plan of one item (e.g. an outbox message written with a state change). */
+export const itemPlan = (item: object, meaning: Meaning = null): WritePlan => plan([[item, meaning]]);
+
+function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r: R, rev: number, priv?: Record<string, unknown>): Item {
+  return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...(u.carry ? { rec: r, rev, ...(priv ? { priv } : {}) } : {}) };
 }
 
-export async function createRecord<R extends BaseRecord>(
-  def: EntityDef<R>,
-  r: R,
-  priv?: Record<string, unknown>,
-): Promise<Stored<R>> {
-  const d = def as unknown as EntityDef<BaseRecord>;
+export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): WritePlan {
+  const d = anyDef(def);
   const sw = searchText(def.searchFields?.(r) ?? []);
-  const items = [
-    put({ ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, 'attribute_not_exists(pk)'),
-    ...(def.unique ?? []).map((u) => put({ ...uniqueKey(d, u.field, u.key(r)), id: r.id }, 'attribute_not_exists(pk)')),
-    ...orderingItems(def, r).map((item) => put(item)),
-    count(d, 1),
-  ];
-  const layout = ['record', ...(def.unique ?? []).map((u) => u.field)];
-  await retryOnConflict(() =>
-    db()
-      .send(new TransactWriteCommand({ TransactItems: items }))
-      .catch((err: unknown) => explain(def, err, layout)),
-  );
-  return { record: r, rev: 1, ...(priv ? { priv } : {}) };
-}
-
-export async function getRecord<R extends BaseRecord>(def: EntityDef<R>, id: string): Promise<Stored<R> | null> {
-  const out = await db().send(
-    new GetCommand({ TableName: tableName(), Key: recordKey(def as unknown as EntityDef<BaseRecord>, id), ConsistentRead: true }),
-  );
-  return storedFromItem<R>(out.Item);
+  return plan([
+    [put({ ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, NEW), { what: 'record', kind: def.kind }],
+    ...(def.unique ?? []).map((u): [object, Meaning] => [put(claimItem(def, u, r, 1, priv), NEW), { what: 'unique', field: u.field, message: u.message }]),
+    ...orderingItems(def, r).map((item): [object, Meaning] => [put(item), null]),
+    [count(d, 1), null],
+  ]);
 }
 
 /**
  * Replaces `before` (as read, at its revision) by `after`, moving index and uniqueness items.
  * Private attributes are kept unless `priv` is given.
  */
+export function replacePlan<R extends BaseRecord>(
+  def: EntityDef<R>,
+  before: Stored<R>,
+  after: R,
+  priv: Record<string, unknown> | undefined = before.priv,
+): WritePlan {
+  const d = anyDef(def);
+  const rev = before.rev + 1;
+  const sw = searchText(def.searchFields?.(after) ?? []);
+  const entries: [object, Meaning][] = [
+    [put({ ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) }, AT_REV(before.rev)), { what: 'record', kind: def.kind }],
+  ];
+  for (const u of def.unique ?? []) {
+    const oldKey = u.key(before.record);
+    const newKey = u.key(after);
+    if (oldKey === newKey) {
+      if (u.carry) entries.push([put(claimItem(def, u, after, rev, priv), OWNED_BY(after.id)), { what: 'record', kind: def.kind }]);
+      continue;
+    }
+    entries.push([del(uniqueKey(d, u.field, oldKey)), null]);
+    entries.push([put(claimItem(def, u, after, rev, priv), NEW), { what: 'unique', field: u.field, message: u.message }]);
+  }
+  const newItems = orderingItems(def, after);
+  const oldItems = orderingItems(def, before.record);
+  for (const [i, item] of newItems.entries()) {
+    const old = oldItems[i]!;
+    if (old.sk !== item.sk) entries.push([del({ pk: String(old.pk), sk: String(old.sk) }), null]);
+    entries.push([put(item), null]);
+  }
+  return plan(entries);
+}
+
+export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): WritePlan {
+  const d = anyDef(def);
+  const r = stored.record;
+  return plan([
+    [del(recordKey(d, r.id), AT_REV(stored.rev)), { what: 'record', kind: def.kind }],
+    ...(def.unique ?? []).map((u): [object, Meaning] => [del(uniqueKey(d, u.field, u.key(r))), null]),
+    ...orderingItems(def, r).map((item): [object, Meaning] => [del({ pk: String(item.pk), sk: String(item.sk) }), null]),
+    [count(d, -1), null],
+  ]);
+}
+
+/** Thrown when a record changed (or vanished) since it was read. */
+export class StaleRecord extends Error {
+  readonly kind: string;
+  constructor(kind: string) {
+    super(`${kind} record changed since it was read`);
+    this.name = 'StaleRecord';
+    this.kind = kind;
+  }
+}
+
+/**
+ * Runs plans as one transaction (retried on conflicts with other transactions). A failed
+ * condition becomes the error it means: a uniqueness clash (409 with the existing id), a stale
+ * record (StaleRecord), or the plan's own error.
+ */
+export async function commit(...plans: WritePlan[]): Promise<void> {
+  const items = plans.flatMap((p) => p.items);
+  const meanings = plans.flatMap((p) => p.meanings);
+  if (items.length > 100) throw new Error(`a transaction of ${items.length} items is over DynamoDB's limit of 100`);
+  await retryOnConflict(() =>
+    db()
+      .send(new TransactWriteCommand({ TransactItems: items as never }))
+      .catch((err: unknown) => {
+        const reasons = cancellationReasons(err);
+        if (!reasons) throw err;
+        // Uniqueness clashes first: they are the client's to fix (409).
+        for (const [i, reason] of reasons.entries()) {
+          const m = meanings[i];
+          if (reason.Code === 'ConditionalCheckFailed' && m?.what === 'unique') {
+            throw conflict(m.field, m.message, reason.Item?.id as string | undefined);
+          }
+        }
+        for (const [i, reason] of reasons.entries()) {
+          const m = meanings[i];
+          if (reason.Code !== 'ConditionalCheckFailed' || !m) continue;
+          if (m.what === 'record') throw new StaleRecord(m.kind);
+          if (m.what === 'error') throw m.error();
+        }
+        throw err;
+      }),
+  );
+}
+
+export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): Promise<Stored<R>> {
+  await commit(createPlan(def, r, priv));
+  return { record: r, rev: 1, ...(priv ? { priv } : {}) };
+}
+
+export async function getRecord<R extends BaseRecord>(def: EntityDef<R>, id: string): Promise<Stored<R> | null> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: recordKey(anyDef(def), id), ConsistentRead: true }));
+  return storedFromItem<R>(out.Item);
+}
+
+/** The record that holds a unique value, read from its claim (the field must carry the record). */
+export async function getByUnique<R extends BaseRecord>(def: EntityDef<R>, field: string, key: string): Promise<Stored<R> | null> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: uniqueKey(anyDef(def), field, key), ConsistentRead: true }));
+  return storedFromItem<R>(out.Item);
+}
+
 export async function replaceRecord<R extends BaseRecord>(
   def: EntityDef<R>,
   before: Stored<R>,
   after: R,
   priv: Record<string, unknown> | undefined = before.priv,
 ): Promise<Stored<R>> {
-  const d = def as unknown as EntityDef<BaseRecord>;
-  const rev = before.rev + 1;
-  const sw = searchText(def.searchFields?.(after) ?? []);
-  const layout: (string | null)[] = ['record'];
-  const items: object[] = [
-    put({ ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) }, '#rev = :rev', {
-      names: { '#rev': 'rev' },
-      values: { ':rev': before.rev },
-    }),
-  ];
-  for (const u of def.unique ?? []) {
-    const oldKey = u.key(before.record);
-    const newKey = u.key(after);
-    if (oldKey === newKey) continue;
-    items.push(del(uniqueKey(d, u.field, oldKey)));
-    layout.push(null);
-    items.push(put({ ...uniqueKey(d, u.field, newKey), id: after.id }, 'attribute_not_exists(pk)'));
-    layout.push(u.field);
-  }
-  const newItems = orderingItems(def, after);
-  const oldItems = orderingItems(def, before.record);
-  for (const [i, item] of newItems.entries()) {
-    const old = oldItems[i]!;
-    if (old.sk !== item.sk) items.push(del({ pk: old.pk, sk: old.sk }));
-    items.push(put(item));
-  }
-  await retryOnConflict(() =>
-    db()
-      .send(new TransactWriteCommand({ TransactItems: items }))
-      .catch((err: unknown) => explain(def, err, layout)),
-  );
-  return { record: after, rev, ...(priv ? { priv } : {}) };
+  await commit(replacePlan(def, before, after, priv));
+  return { record: after, rev: before.rev + 1, ...(priv ? { priv } : {}) };
 }
 
 export async function deleteRecord<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): Promise<void> {
-  const d = def as unknown as EntityDef<BaseRecord>;
-  const r = stored.record;
-  const items = [
-    del(recordKey(d, r.id), 'rev = :rev', { ':rev': stored.rev }),
-    ...(def.unique ?? []).map((u) => del(uniqueKey(d, u.field, u.key(r)))),
-    ...orderingItems(def, r).map((item) => del({ pk: item.pk, sk: item.sk })),
-    count(d, -1),
-  ];
-  await retryOnConflict(() =>
-    db()
-      .send(new TransactWriteCommand({ TransactItems: items }))
-      .catch((err: unknown) => explain(def, err, ['record'])),
-  );
+  await commit(deletePlan(def, stored));
 }
 
 export interface ListRequest {
