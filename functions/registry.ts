@@ -9,10 +9,16 @@ import { routes as demographics } from './demographics/routes.js';
 import { routes as genres } from './genres/routes.js';
 import { routes as magazines } from './magazines/routes.js';
 import { routes as producers } from './producers/routes.js';
+import { routes as profiles } from './profiles/routes.js';
+import { routes as socials } from './socials/routes.js';
 import { routes as support } from './support/routes.js';
 import { routes as themes } from './themes/routes.js';
+import { routes as tokens } from './tokens/routes.js';
+import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [demographics, genres, magazines, producers, themes].flatMap((g) => Object.values(g));
+export const OPERATIONS: readonly RouteDecl[] = [demographics, genres, magazines, producers, profiles, socials, themes, tokens, users].flatMap(
+  (g): RouteDecl[] => Object.values(g),
+);
 
 export const SUPPORT: readonly RouteDecl[] = Object.values(support);
 

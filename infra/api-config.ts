@@ -18,6 +18,10 @@ export const SECRET_NAMES = {
   jwtPrivate: 'jwt-private',
   jwtPublic: 'jwt-public',
   cursor: 'cursor-key',
+  /** HMAC key of the e-mailed tokens (activation, password reset, e-mail change; API.md §6). */
+  emailToken: 'email-token-key',
+  /** Client secrets of the social sign-in providers: a JSON object {provider name: secret}. */
+  social: 'social-secrets',
 } as const;
 
 /** API-wide throttling (the general rate limits of API.md §7.2 are enforced at the edge). */
@@ -34,5 +38,16 @@ export const FUNCTION_ENV = {
   jwtPublic: 'JWT_PUBLIC_SECRET_ID',
   jwtPrivate: 'JWT_PRIVATE_SECRET_ID',
   cursor: 'CURSOR_SECRET_ID',
+  emailTokenKey: 'EMAIL_TOKEN_SECRET_ID',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
+  /** The sender address of account e-mails (API.md §6). */
+  mailFrom: 'MAIL_FROM',
+  /** `{frontend}` of API.md §6: the front-end base URL that e-mailed links point to (no trailing slash). */
+  frontendUrl: 'FRONTEND_URL',
+  /** The specific rate limits of API.md §7.2: `on` (default), `off` or overrides (shared/http/rate-limits.ts). */
+  rateLimits: 'RATE_LIMITS',
+  /** The social sign-in providers (JSON list, shared/auth/social.ts); empty: none. */
+  socialProviders: 'SOCIAL_PROVIDERS',
+  /** The secret holding the providers' client secrets. */
+  socialSecrets: 'SOCIAL_SECRETS_ID',
 } as const;

@@ -45,6 +45,7 @@ function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
   if (route.access !== 'credentials') types.push('invalid-token');
   if (needsAuthorizer(route)) types.push('authentication-required', 'forbidden');
   if (pathParamNames(route.path).length > 0) types.push('not-found');
+  if (route.rateLimit) types.push('rate-limited');
   const byStatus = new Map<number, ProblemType[]>();
   for (const t of new Set(types)) {
     const s = PROBLEMS[t].status;
@@ -56,7 +57,12 @@ function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
 function operation(route: RouteDecl): Json {
   const query = pageQuerySchema(route);
   const parameters: Json[] = [
-    ...pathParamNames(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } })),
+    ...pathParamNames(route.path).map((name) => {
+      // Declared path schemas (e.g. `{username}`); ids otherwise.
+      const declared = route.params?.shape[name] as z.ZodType | undefined;
+      const schema = declared ? jsonSchema(declared, 'input') : { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
+      return { name, in: 'path', required: true, schema };
+    }),
     ...Object.entries(query.shape).map(([name, schema]) => ({
       name,
       in: 'query',

@@ -1,8 +1,7 @@
 /**
  * Scheduled jobs (API.md §5.5, DESIGN.md §5): one declaration per job. The CDK app creates one
- * function and one EventBridge rule for each entry; the local scheduler runs the same modules.
- * Later issues add entries here (season, schedule and ranking refreshes); the list is empty
- * until the first job exists.
+ * function and one EventBridge rule for each entry; the local scheduler (infra/local/scheduler.ts)
+ * runs the same modules. Later issues add entries here (season, schedule and ranking refreshes).
  */
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -12,6 +11,23 @@ export interface JobDecl {
   /** An EventBridge schedule expression: `rate(1 hour)` or `cron(0 3 * * ? *)` (UTC). */
   schedule: string;
   description?: string;
+  /**
+   * How often the local scheduler runs the job, in seconds (default: the period of a `rate(…)`
+   * schedule; a `cron(…)` job needs this). LOCAL_JOB_PERIOD_SECONDS overrides it for every job.
+   */
+  localPeriodSeconds?: number;
+  /** The job sends e-mail (needs the sender settings and SES permission). */
+  sendsMail?: boolean;
 }
 
-export const JOBS: readonly JobDecl[] = [];
+export const JOBS: readonly JobDecl[] = [
+  {
+    name: 'outbox',
+    entry: 'functions/jobs/outbox.ts',
+    schedule: 'rate(1 minute)',
+    description: 'Delivers due e-mails of the outbox: retries with backoff, and any the mailer missed',
+    // Locally every few seconds, so a retry is sent soon after it becomes due.
+    localPeriodSeconds: 5,
+    sendsMail: true,
+  },
+];

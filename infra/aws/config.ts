@@ -7,9 +7,14 @@
  * | `allowedOrigins` | CORS origins, comma separated, `*` for any (API.md §1.1)     | `*` on dev, none elsewhere |
  * | `publicBaseUrl`  | `{base}` of API.md (a custom domain)                         | the API endpoint   |
  * | `mailFrom`       | sender address or domain of the SES identity                | no identity        |
+ * | `frontendUrl`    | `{frontend}` of API.md §6, where e-mailed links point; required with `mailFrom` | —  |
+ * | `rateLimits`     | the specific rate limits (API.md §7.2): `off` or a JSON object of overrides (shared/http/rate-limits.ts) | the published values |
+ * | `socialProviders`| the social sign-in providers (API.md §4.17): a JSON list (shared/auth/social.ts); client secrets go into the secret `<stage>/catalogue/social-secrets` | none |
  * | `nag`            | run the cdk-nag AwsSolutions checks during synthesis        | `false`            |
  */
 import type { Node } from 'constructs';
+import { parseProviders } from '../../shared/auth/social.js';
+import { parseSetting } from '../../shared/http/rate-limits.js';
 
 export const SERVICE = 'catalogue-api';
 
@@ -19,6 +24,12 @@ export interface StageConfig {
   /** Without a trailing slash; undefined: the API endpoint URL. */
   publicBaseUrl?: string;
   mailFrom?: string;
+  /** Without a trailing slash; set whenever `mailFrom` is. */
+  frontendUrl?: string;
+  /** RATE_LIMITS of the route functions; undefined: the published values. */
+  rateLimits?: string;
+  /** SOCIAL_PROVIDERS of the social sign-in functions; undefined: none. */
+  socialProviders?: string;
   nag: boolean;
 }
 
@@ -46,11 +57,29 @@ export function stageConfig(node: Node): StageConfig {
   const base = text(node, 'publicBaseUrl');
   if (base !== undefined && !/^https:\/\/[^/\s]+\/?$/.test(base)) throw new Error(`publicBaseUrl "${base}" must be https://host`);
 
+  const limitsContext: unknown = node.tryGetContext('rateLimits');
+  // In cdk.json the overrides may be written as an object.
+  const rateLimits = typeof limitsContext === 'object' && limitsContext !== null ? JSON.stringify(limitsContext) : text(node, 'rateLimits');
+  if (rateLimits !== undefined) parseSetting(rateLimits); // throws on a value the functions would refuse
+
+  const mailFrom = text(node, 'mailFrom');
+  const frontend = text(node, 'frontendUrl');
+  if (frontend !== undefined && !/^https?:\/\/[^/\s]+(\/[^\s]*)?$/.test(frontend)) throw new Error(`frontendUrl "${frontend}" must be an http(s) URL`);
+  if (mailFrom !== undefined && frontend === undefined) throw new Error('mailFrom needs frontendUrl: the links of the e-mails point there');
+
+  const socialContext: unknown = node.tryGetContext('socialProviders');
+  // In cdk.json the list may be written as JSON.
+  const socialProviders = typeof socialContext === 'object' && socialContext !== null ? JSON.stringify(socialContext) : text(node, 'socialProviders');
+  if (socialProviders !== undefined) parseProviders(socialProviders); // throws on a list the functions would refuse
+
   return {
     stage,
     allowedOrigins,
     publicBaseUrl: base?.replace(/\/$/, ''),
-    mailFrom: text(node, 'mailFrom'),
+    mailFrom,
+    frontendUrl: frontend?.replace(/\/+$/, ''),
+    rateLimits,
+    socialProviders,
     nag: text(node, 'nag') === 'true',
   };
 }

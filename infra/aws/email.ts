@@ -1,23 +1,48 @@
 /**
  * The SES identity account e-mails are sent from (API.md §6), from context `mailFrom`: an
- * address (`noreply@example.org`) or a domain (`example.org`, Easy DKIM). Nothing sends yet;
- * the mailer function gets ses:SendEmail on this identity when it exists.
+ * address (`noreply@example.org`) or a domain (`example.org`, Easy DKIM; mail then comes from
+ * `no-reply@<domain>`), and the front-end URL their links point to (context `frontendUrl`).
+ * Only the functions that send (the mailer stream consumer and the outbox job) get the sender
+ * settings and ses:SendEmail, on this identity only.
  */
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
+import { FUNCTION_ENV } from '../api-config.js';
 
 export interface MailIdentityProps {
   mailFrom: string;
+  /** `{frontend}` of API.md §6, without a trailing slash. */
+  frontendUrl: string;
 }
 
 export class MailIdentity extends Construct {
   readonly identity: EmailIdentity;
+  /** The sender address (MAIL_FROM). */
+  readonly sender: string;
+  readonly frontendUrl: string;
 
   constructor(scope: Construct, id: string, props: MailIdentityProps) {
     super(scope, id);
     const { mailFrom } = props;
+    const isAddress = mailFrom.includes('@');
     this.identity = new EmailIdentity(this, 'Identity', {
-      identity: mailFrom.includes('@') ? Identity.email(mailFrom) : Identity.domain(mailFrom),
+      identity: isAddress ? Identity.email(mailFrom) : Identity.domain(mailFrom),
     });
+    this.sender = isAddress ? mailFrom : `no-reply@${mailFrom}`;
+    this.frontendUrl = props.frontendUrl;
+  }
+
+  /** The variables a sending function reads. */
+  environment(): Record<string, string> {
+    return { [FUNCTION_ENV.mailFrom]: this.sender, [FUNCTION_ENV.frontendUrl]: this.frontendUrl };
+  }
+
+  /**
+   * Sending from this identity. (While the account is in the SES sandbox, recipients must be
+   * verified identities too, and SES then also authorises on theirs.)
+   */
+  sendStatement(): PolicyStatement {
+    return new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.identity.emailIdentityArn] });
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Scheduled jobs (DESIGN.md §5): one function and one EventBridge rule per declaration of
  * functions/jobs/registry.ts. Jobs refresh derived data, so they may read and write the table.
+ * A job that sends e-mail (the outbox) is created only when the stage has a sender.
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -9,6 +10,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import type { JobDecl } from '../../functions/jobs/registry.js';
 import { TABLE_READ, TABLE_WRITE } from './access.js';
+import type { MailIdentity } from './email.js';
 import { CatalogueFunction, ENV, tableStatement } from './function.js';
 
 export interface ScheduledJobsProps {
@@ -16,6 +18,8 @@ export interface ScheduledJobsProps {
   table: ITable;
   environment: Record<string, string>;
   logRemovalPolicy: RemovalPolicy;
+  /** The stage's sender; jobs that send e-mail are left out without one. */
+  mail?: MailIdentity;
 }
 
 export class ScheduledJobs extends Construct {
@@ -26,14 +30,15 @@ export class ScheduledJobs extends Construct {
     for (const job of props.jobs) {
       if (!/^[a-z0-9-]+$/.test(job.name)) throw new Error(`job name "${job.name}" must match [a-z0-9-]+`);
       if (this.functions.has(job.name)) throw new Error(`job "${job.name}" is declared twice`);
+      if (job.sendsMail && !props.mail) continue;
       const fn = new CatalogueFunction(this, job.name, {
         entry: job.entry,
         component: `job.${job.name}`,
         description: job.description ?? `Scheduled job ${job.name} (${job.schedule})`,
         timeout: Duration.minutes(5),
         logRemovalPolicy: props.logRemovalPolicy,
-        environment: { ...props.environment, [ENV.table]: props.table.tableName },
-        statements: [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE])],
+        environment: { ...props.environment, [ENV.table]: props.table.tableName, ...(job.sendsMail ? props.mail!.environment() : {}) },
+        statements: [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE]), ...(job.sendsMail ? [props.mail!.sendStatement()] : [])],
       });
       new Rule(this, `${job.name}-schedule`, {
         description: `Runs the ${job.name} job`,

@@ -20,6 +20,10 @@ export const REASONS = {
     'Signing keys rotate by publishing a new key at least an hour before it signs and keeping old keys until their tokens expire (API.md §2.2); a Secrets Manager rotation, which replaces the value at once, would invalidate live tokens. Key rotation is the job of the token issue.',
   cursorKeyRotation:
     'The cursor HMAC key only makes pagination cursors tamper-evident (API.md §1.5); rotating it invalidates every cursor in flight, so it is rotated deliberately (by replacing the secret value), not on a schedule.',
+  emailTokenKeyRotation:
+    'The e-mailed-token HMAC key only authenticates activation, password-reset and e-mail-change tokens (API.md §6), which live at most 24 hours; rotating it invalidates the tokens in flight, so it is rotated deliberately (by replacing the secret value), not on a schedule.',
+  socialSecretRotation:
+    'The social providers’ client secrets are issued by each provider; they change when the operator registers a new secret there and puts it here, which Secrets Manager cannot do on a schedule.',
   pictureBucketAccessLogs:
     'Objects are written only by the upload function, whose requests are logged with their caller; server access logs would need a separate log bucket and are added with the public delivery of pictures.',
   providerInvokesVersions:

@@ -14,7 +14,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
-import { readsPrivateKeys, readsPublicKeys, tableActions, usesCursorKey } from './access.js';
+import { readsPrivateKeys, readsPublicKeys, readsSocialProviders, readsSocialSecrets, tableActions, usesCursorKey, usesEmailTokenKey } from './access.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 
@@ -31,7 +31,9 @@ export interface RouteGroupShared {
   authorizerId: string;
   catchAllIntegrationId: string;
   table: ITable;
-  secrets: { jwtPublic: ISecret; jwtPrivate: ISecret; cursor: ISecret };
+  secrets: { jwtPublic: ISecret; jwtPrivate: ISecret; cursor: ISecret; social: ISecret; emailToken: ISecret };
+  /** SOCIAL_PROVIDERS of the social sign-in functions (config.ts `socialProviders`); undefined: none. */
+  socialProviders?: string;
   /** Variables of every API function (base URL, CORS, logging). */
   environment: Record<string, string>;
   logRemovalPolicy: RemovalPolicy;
@@ -118,6 +120,15 @@ function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
   if (readsPrivateKeys(route)) {
     environment[ENV.jwtPrivate] = shared.secrets.jwtPrivate.secretArn;
     statements.push(secretReadStatement(shared.secrets.jwtPrivate));
+  }
+  if (usesEmailTokenKey(route)) {
+    environment[ENV.emailTokenKey] = shared.secrets.emailToken.secretArn;
+    statements.push(secretReadStatement(shared.secrets.emailToken));
+  }
+  if (readsSocialProviders(route)) environment[ENV.socialProviders] = shared.socialProviders ?? '';
+  if (readsSocialSecrets(route)) {
+    environment[ENV.socialSecrets] = shared.secrets.social.secretArn;
+    statements.push(secretReadStatement(shared.secrets.social));
   }
   return { environment, statements };
 }

@@ -1,7 +1,8 @@
 /**
  * The service's stack, one per stage (DESIGN.md §2, §7). The root stack holds what everything
  * shares: the HTTP API and its stage, the Lambda authorizer, the catch-all function (default
- * route), the table, the secrets, the pictures bucket, the SES identity and the scheduled jobs.
+ * route), the table, the secrets, the pictures bucket, the SES identity, the scheduled jobs and
+ * the stream consumers.
  * Each route group is a nested stack (route-group.ts) so that no template comes near
  * CloudFormation's 500-resource limit as the routes grow to 151 and beyond.
  *
@@ -24,6 +25,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { JOBS, type JobDecl } from '../../functions/jobs/registry.js';
+import { STREAM_CONSUMERS, type StreamConsumerDecl } from '../../functions/streams/registry.js';
 import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
@@ -32,6 +34,7 @@ import { keepsData, SERVICE, type StageConfig } from './config.js';
 import { MailIdentity } from './email.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { ScheduledJobs } from './jobs.js';
+import { StreamConsumers } from './streams.js';
 import { acknowledge, REASONS } from './nag.js';
 import { pascal, RouteGroupStack, type GatewayRoute } from './route-group.js';
 import { CatalogueSecrets } from './secrets.js';
@@ -44,6 +47,8 @@ export interface CatalogueStackProps extends StackProps {
   routes?: readonly RouteDecl[];
   /** The scheduled jobs (default: functions/jobs/registry.ts JOBS). */
   jobs?: readonly JobDecl[];
+  /** The stream consumers (default: functions/streams/registry.ts STREAM_CONSUMERS). */
+  streams?: readonly StreamConsumerDecl[];
   /**
    * The entry module of a route's function (default: routeEntry, `functions/<group>/<op>.ts`).
    * Only tests that synthesize declarations without handler modules set it.
@@ -84,6 +89,9 @@ export class CatalogueStack extends Stack {
   readonly secrets: CatalogueSecrets;
   readonly pictures: PictureStorage;
   readonly jobs: ScheduledJobs;
+  readonly streams: StreamConsumers;
+  /** The sender of account e-mails (only with `-c mailFrom=…`). */
+  readonly mail?: MailIdentity;
   /** The nested stack of each route group, by group name. */
   readonly groups = new Map<string, RouteGroupStack>();
 
@@ -98,9 +106,10 @@ export class CatalogueStack extends Stack {
     this.table = new CatalogueTable(this, 'Data', { keepData: keep });
     this.secrets = new CatalogueSecrets(this, 'Secrets', { stage: config.stage, logRemovalPolicy });
     this.pictures = new PictureStorage(this, 'Pictures', { keepData: keep });
-    // E-mail: only with a sender configured (`-c mailFrom=…`); nothing sends mail yet, and an
-    // identity needs a verified address or domain, so a stage without one simply has none.
-    if (config.mailFrom) new MailIdentity(this, 'Mail', { mailFrom: config.mailFrom });
+    // E-mail: only with a sender configured (`-c mailFrom=… -c frontendUrl=…`): an identity needs
+    // a verified address or domain. Without one, the functions that send (the mailer and the
+    // outbox job) are not created; e-mails stay queued in the outbox until a sender exists.
+    if (config.mailFrom) this.mail = new MailIdentity(this, 'Mail', { mailFrom: config.mailFrom, frontendUrl: config.frontendUrl! });
 
     // The HTTP API. No API Gateway CORS configuration on purpose: CORS headers, including the
     // OPTIONS preflights, are answered by the functions (preflights by the catch-all function),
@@ -197,7 +206,8 @@ export class CatalogueStack extends Stack {
           catchAllIntegrationId: catchAllIntegration.ref,
           table: this.table.table,
           secrets: this.secrets,
-          environment: common,
+          socialProviders: config.socialProviders,
+          environment: config.rateLimits === undefined ? common : { ...common, [ENV.rateLimits]: config.rateLimits },
           logRemovalPolicy,
         },
       });
@@ -211,6 +221,14 @@ export class CatalogueStack extends Stack {
       table: this.table.table,
       environment: { [ENV.baseUrl]: baseUrl },
       logRemovalPolicy,
+      mail: this.mail,
+    });
+    this.streams = new StreamConsumers(this, 'Streams', {
+      consumers: props.streams ?? STREAM_CONSUMERS,
+      table: this.table.table,
+      environment: { [ENV.baseUrl]: baseUrl },
+      logRemovalPolicy,
+      mail: this.mail,
     });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Stage URL (the execute-api endpoint)', value: this.stage.url });

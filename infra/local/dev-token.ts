@@ -21,8 +21,8 @@ const username = `dev_${role}_${id.slice(0, 8).replace(/[^A-Za-z0-9]/g, 'x')}`.t
 const now = new Date().toISOString();
 await createUser(
   { id, username, email: `${username}@dev.localhost`, role, is_active: true, is_staff: isStaff(role), last_login: null, created_at: now, updated_at: now },
-  { token_version: 0 },
-);
+  { token_version: 0, password_hash: null, activated_at: now },
+  );
 const { token } = await signToken('access', { id, token_version: 0 });
 console.log(`created ${role} ${username} (${id}); access token valid for 15 minutes:`);
 console.log(token);

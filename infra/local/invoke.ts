@@ -4,23 +4,32 @@
  * DATA_DIR), and prints what the handler returned as JSON. The function's own log lines come
  * first (set POWERTOOLS_LOG_LEVEL to change how many).
  *
- * <function> is a route name (`genres.list`), `authorizer`, `catch-all`, or the path of a module
- * that exports `handler` (`functions/genres/list.ts`). Local only, like dev-token.
+ * <function> is a route name (`genres.list`), `authorizer`, `catch-all`, a job (`job.outbox`), a
+ * stream consumer (`stream.mailer`), or the path of a module that exports `handler`
+ * (`functions/genres/list.ts`). Local only, like dev-token.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { JOBS } from '../../functions/jobs/registry.js';
 import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
+import { STREAM_CONSUMERS } from '../../functions/streams/registry.js';
 import { routeEntry } from '../../shared/http/route.js';
 import { attachToLocal, fail } from './attach.js';
 import { lambdaContext } from './functions.js';
 
 const TOOL = 'invoke';
 const USAGE = `usage: npm run invoke -- <function> <event.json>
-  <function>: a route name (e.g. genres.list), authorizer, catch-all, or a module path (e.g. functions/genres/list.ts)
-  <event.json>: an event file, e.g. events/api/genres-list.json`;
+  <function>: a route name (e.g. genres.list), authorizer, catch-all, job.<name> (e.g. job.outbox),
+              stream.<name> (e.g. stream.mailer), or a module path (e.g. functions/genres/list.ts)
+  <event.json>: an event file, e.g. events/api/genres-list.json, events/jobs/outbox.json`;
 
-const SPECIAL: Record<string, string> = { authorizer: AUTHORIZER_ENTRY, 'catch-all': CATCH_ALL_ENTRY };
+const SPECIAL: Record<string, string> = {
+  authorizer: AUTHORIZER_ENTRY,
+  'catch-all': CATCH_ALL_ENTRY,
+  ...Object.fromEntries(JOBS.map((j) => [`job.${j.name}`, j.entry])),
+  ...Object.fromEntries(STREAM_CONSUMERS.map((c) => [`stream.${c.name}`, c.entry])),
+};
 
 const repoRoot = resolve(new URL('../..', import.meta.url).pathname);
 

@@ -9,8 +9,14 @@ import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
 import { ensureTable, startEngines, type Engines } from './engines.js';
 import { startGateway, type Gateway } from './gateway.js';
+import { startScheduler, type Scheduler } from './scheduler.js';
+import { startStreamPoller, type StreamPoller } from './streams.js';
 
 export const LOCAL_TABLE = 'catalogue';
+/** Sender of the local e-mails (the SES emulator accepts any). */
+export const LOCAL_MAIL_FROM = 'no-reply@catalogue.localhost';
+/** Where local e-mail links point: a front-end dev server's usual address. */
+export const LOCAL_FRONTEND_URL = 'http://localhost:5173';
 
 // Local runs may use Node 20; Lambda runs Node 22. The SDK's notice about Node 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -26,8 +32,10 @@ export interface RuntimeState {
 }
 
 export const stateFile = (dataDir: string) => join(dataDir, 'runtime.json');
+/** Where the stream poller keeps its read position between runs of `npm start`. */
+export const streamCheckpointFile = (dataDir: string) => join(dataDir, 'streams.json');
 
-/** Creates the signing keys and the cursor key on first start (kept in the data dir). */
+/** Creates the signing keys, the cursor key and the e-mailed-token key on first start (kept in the data dir). */
 export async function ensureKeyMaterial(dataDir: string): Promise<void> {
   const dir = join(dataDir, 'secrets');
   mkdirSync(dir, { recursive: true });
@@ -37,8 +45,12 @@ export async function ensureKeyMaterial(dataDir: string): Promise<void> {
     writeFileSync(file(SECRET_NAMES.jwtPrivate), JSON.stringify(privateSet), { mode: 0o600 });
     writeFileSync(file(SECRET_NAMES.jwtPublic), JSON.stringify(publicSet));
   }
+  if (!existsSync(file(SECRET_NAMES.social))) writeFileSync(file(SECRET_NAMES.social), '{}', { mode: 0o600 });
   if (!existsSync(file(SECRET_NAMES.cursor))) {
     writeFileSync(file(SECRET_NAMES.cursor), randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  if (!existsSync(file(SECRET_NAMES.emailToken))) {
+    writeFileSync(file(SECRET_NAMES.emailToken), randomBytes(32).toString('base64url'), { mode: 0o600 });
   }
 }
 
@@ -52,7 +64,16 @@ export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: stri
     [ENV.jwtPublic]: SECRET_NAMES.jwtPublic,
     [ENV.jwtPrivate]: SECRET_NAMES.jwtPrivate,
     [ENV.cursor]: SECRET_NAMES.cursor,
+    [ENV.emailTokenKey]: SECRET_NAMES.emailToken,
     [ENV.logLevel]: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
+    [ENV.mailFrom]: process.env.MAIL_FROM ?? LOCAL_MAIL_FROM,
+    [ENV.frontendUrl]: (process.env.FRONTEND_URL ?? LOCAL_FRONTEND_URL).replace(/\/+$/, ''),
+    // `RATE_LIMITS=off npm start` switches the specific rate limits off (e.g. for test suites that register many users).
+    [ENV.rateLimits]: process.env.RATE_LIMITS ?? 'on',
+    // `SOCIAL_PROVIDERS='[…]' npm start` configures social sign-in; client secrets go into
+    // <data dir>/secrets/social-secrets.json (README, "Social sign-in").
+    [ENV.socialProviders]: process.env.SOCIAL_PROVIDERS ?? '',
+    [ENV.socialSecrets]: SECRET_NAMES.social,
   };
 }
 
@@ -60,6 +81,9 @@ export interface LocalRuntime {
   gateway: Gateway;
   engines: Engines;
   env: Record<string, string>;
+  /** The stream poller and the job scheduler (absent with `background: false`). */
+  streams?: StreamPoller;
+  scheduler?: Scheduler;
   stop(): Promise<void>;
 }
 
@@ -71,12 +95,18 @@ export interface LocalOptions {
   /** Keep DynamoDB data on disk (npm start) rather than in memory (tests). */
   persist?: boolean;
   table?: string;
+  /**
+   * Run the stream consumers (stream poller) and the scheduled jobs (scheduler), as on AWS
+   * (default true). Benchmarks switch them off so that only the measured requests run.
+   */
+  background?: boolean;
 }
 
 export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
   mkdirSync(opts.dataDir, { recursive: true });
   if (opts.fresh) {
     for (const d of ['dynamodb', 's3']) rmSync(join(opts.dataDir, d), { recursive: true, force: true });
+    rmSync(streamCheckpointFile(opts.dataDir), { force: true });
   }
   await ensureKeyMaterial(opts.dataDir);
   const engines = await startEngines({ dataDir: opts.dataDir, persist: opts.persist ?? true });
@@ -87,11 +117,33 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
     const gateway = await startGateway(opts.port);
     const env = functionEnvironment(engines, gateway.url, table);
     Object.assign(process.env, env);
+    let streams: StreamPoller | undefined;
+    let scheduler: Scheduler | undefined;
+    if (opts.background ?? true) {
+      try {
+        // Resumes where the previous run stopped when data is kept (see streams.ts).
+        const persist = opts.persist ?? true;
+        streams = await startStreamPoller({
+          endpoint: engines.dynamodb,
+          table,
+          ...(persist ? { checkpointFile: streamCheckpointFile(opts.dataDir) } : {}),
+        });
+        scheduler = startScheduler();
+      } catch (err) {
+        await streams?.stop();
+        await gateway.close();
+        throw err;
+      }
+    }
     return {
       gateway,
       engines,
       env,
+      streams,
+      scheduler,
       stop: async () => {
+        await scheduler?.stop();
+        await streams?.stop();
         await gateway.close();
         await engines.stop();
       },

@@ -23,6 +23,7 @@ export function callerOf(claims: TokenClaims, user: StoredUser | null): Caller {
   if (!user) throw new InvalidToken('user not found');
   if (!user.record.is_active) throw new InvalidToken('user inactive');
   if (user.priv.token_version !== claims.tv) throw new InvalidToken('token revoked');
+  if (claims.fam !== undefined && user.priv.revoked_families?.[claims.fam] !== undefined) throw new InvalidToken('token family revoked');
   return { user_id: user.record.id, username: user.record.username, role: user.record.role };
 }
 

@@ -232,6 +232,29 @@ export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stor
   ]);
 }
 
+/**
+ * A condition, without a change, that the record is still at the revision read: for a write that
+ * depends on a record it does not change (e.g. a profile created for a user, which copies the
+ * user's username). Fails as StaleRecord when the record changed or vanished.
+ */
+export function unchangedPlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): WritePlan {
+  const condition = AT_REV(stored.rev);
+  return plan([
+    [
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: recordKey(anyDef(def), stored.record.id),
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: condition.names,
+          ExpressionAttributeValues: condition.values,
+        },
+      },
+      { what: 'record', kind: def.kind },
+    ],
+  ]);
+}
+
 /** Thrown when a record changed (or vanished) since it was read. */
 export class StaleRecord extends Error {
   readonly kind: string;
@@ -314,6 +337,11 @@ export interface ListRequest {
   terms?: readonly string[];
   /** Equality filters on filter attributes. */
   equals?: Record<string, string | number | boolean>;
+  /**
+   * A second way for a record to match the `terms` (the users' `q`, API.md §4.21.1): it also
+   * matches when this filter attribute starts with `prefix`. Ignored without terms.
+   */
+  orPrefix?: { attribute: string; prefix: string };
 }
 
 export async function listRecords<R extends BaseRecord>(def: EntityDef<R>, req: ListRequest): Promise<IndexPage<R>> {
@@ -334,11 +362,18 @@ function listFilter(req: ListRequest): IndexFilter | undefined {
   const clauses: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  (req.terms ?? []).forEach((term, i) => {
+  const termClauses = (req.terms ?? []).map((term, i) => {
     names['#sw'] = 'sw';
     values[`:t${i}`] = termNeedle(term);
-    clauses.push(`contains(#sw, :t${i})`);
+    return `contains(#sw, :t${i})`;
   });
+  if (termClauses.length > 0 && req.orPrefix) {
+    names['#op'] = req.orPrefix.attribute;
+    values[':op'] = req.orPrefix.prefix;
+    clauses.push(`((${termClauses.join(' AND ')}) OR begins_with(#op, :op))`);
+  } else {
+    clauses.push(...termClauses);
+  }
   Object.entries(req.equals ?? {}).forEach(([attr, value], i) => {
     names[`#f${i}`] = attr;
     values[`:f${i}`] = value;

@@ -1,13 +1,37 @@
 /**
- * User accounts (API.md §3.12), stored as catalogue-style records of kind USER (records.ts):
- * unique username and e-mail (case-insensitive), orderings for the administrator's list.
- * Private attributes (never in responses): `token_version`, which every token carries and
- * which increases whenever all of a user's tokens must stop working.
+ * User accounts (API.md §3.12), stored as records of kind USER (records.ts): unique username
+ * and e-mail (case-insensitive; both claims carry the record, so an account is read by e-mail
+ * (sign-in) or by username (public views) in one GetItem), orderings for the administrator's
+ * list, `role`, `is_active` and `email` on the ordering items for filters and the e-mail search.
+ *
+ * Private attributes (never in responses, see UserPrivate): the password hash, the token
+ * version every token carries (raising it revokes all of a user's tokens), revoked refresh-token
+ * families, the nonce of the current e-mailed token of each purpose, a pending e-mail change, and
+ * whether the account was ever activated.
  */
+import type { Purpose } from '../auth/email-tokens.js';
 import type { Role } from '../auth/roles.js';
 import { uniquenessKey } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
-import { createRecord, getRecord, recordKeyOf, storedFromItem, type BaseRecord, type EntityDef, type Stored } from './records.js';
+import type { IndexPage } from './index-query.js';
+import {
+  commit,
+  createPlan,
+  deletePlan,
+  getByUnique,
+  getRecord,
+  listRecords,
+  recordKeyOf,
+  replacePlan,
+  storedFromItem,
+  uniqueKeyOf,
+  unchangedPlan,
+  type BaseRecord,
+  type EntityDef,
+  type ListRequest,
+  type Stored,
+  type WritePlan,
+} from './records.js';
 
 export interface UserRecord extends BaseRecord {
   username: string;
@@ -20,6 +44,16 @@ export interface UserRecord extends BaseRecord {
 
 export interface UserPrivate {
   token_version: number;
+  /** `null`: no usable password (accounts made by social sign-in). */
+  password_hash: string | null;
+  /** When the account was first activated; `null`: never (registration pending). */
+  activated_at: string | null;
+  /** Refresh-token families revoked by reuse detection → until when (epoch seconds) to remember them. */
+  revoked_families?: Record<string, number>;
+  /** The nonce of the one current e-mailed token of each purpose. */
+  nonces?: Partial<Record<Purpose, string>>;
+  /** The address of an e-mail change waiting for its confirmation. */
+  pending_email?: string;
 }
 
 export const users: EntityDef<UserRecord> = {
@@ -30,32 +64,84 @@ export const users: EntityDef<UserRecord> = {
     last_login: { value: (u) => u.last_login, type: 'plain' },
   },
   unique: [
-    { field: 'username', key: (u) => uniquenessKey(u.username), message: 'A user with that username already exists.' },
-    { field: 'email', key: (u) => u.email.toLowerCase(), message: 'A user with that email already exists.' },
+    { field: 'username', key: (u) => usernameKey(u.username), message: 'A user with that username already exists.', carry: true },
+    { field: 'email', key: (u) => emailKey(u.email), message: 'A user with that email already exists.', carry: true },
   ],
   searchFields: (u) => [u.username],
-  filterAttributes: (u) => ({ role: u.role, is_active: u.is_active }),
+  filterAttributes: (u) => ({ role: u.role, is_active: u.is_active, email: u.email }),
 };
+
+export const usernameKey = (username: string) => uniquenessKey(username);
+export const emailKey = (email: string) => email.trim().toLowerCase();
 
 export type StoredUser = Stored<UserRecord> & { priv: UserPrivate };
 
 /** Where a user lives (for batched reads, see batch.ts). */
 export const userKey = (id: string): ItemKey => recordKeyOf(users, id);
 
+function withPrivate(stored: Stored<UserRecord> | null): StoredUser | null {
+  if (!stored) return null;
+  const p = (stored.priv ?? {}) as Partial<UserPrivate>;
+  return {
+    ...stored,
+    priv: {
+      ...p,
+      token_version: Number(p.token_version ?? 0),
+      password_hash: p.password_hash ?? null,
+      activated_at: p.activated_at ?? null,
+    },
+  };
+}
+
+/** Where the claim of a username lives: it carries the user (public views read it, batched with a caller's user). */
+export const userByUsernameKey = (username: string): ItemKey => uniqueKeyOf(users, 'username', usernameKey(username));
+
 /** The user of a user item (`null`: no item). */
 export function userFromItem(item: Item | null | undefined): StoredUser | null {
   return withPrivate(storedFromItem<UserRecord>(item));
-}
-
-function withPrivate(stored: Stored<UserRecord> | null): StoredUser | null {
-  if (!stored) return null;
-  return { ...stored, priv: { token_version: Number(stored.priv?.token_version ?? 0) } };
 }
 
 export async function getUser(id: string): Promise<StoredUser | null> {
   return withPrivate(await getRecord(users, id));
 }
 
+export async function getUserByEmail(email: string): Promise<StoredUser | null> {
+  return withPrivate(await getByUnique(users, 'email', emailKey(email)));
+}
+
+export async function getUserByUsername(username: string): Promise<StoredUser | null> {
+  return withPrivate(await getByUnique(users, 'username', usernameKey(username)));
+}
+
+export const createUserPlan = (user: UserRecord, priv: UserPrivate): WritePlan => createPlan(users, user, { ...priv } as Record<string, unknown>);
+
+/** Replaces the user (at the revision read) and its private attributes. */
+export const replaceUserPlan = (before: StoredUser, after: UserRecord, priv: UserPrivate = before.priv): WritePlan =>
+  replacePlan(users, before, after, prune({ ...priv }) as unknown as Record<string, unknown>);
+
+export const deleteUserPlan = (stored: StoredUser): WritePlan => deletePlan(users, stored);
+
+/** A condition that the user is unchanged since it was read (for writes that copy its username). */
+export const userUnchangedPlan = (stored: StoredUser): WritePlan => unchangedPlan(users, stored);
+
+/**
+ * A page of the administrator's user list (API.md §4.21.1). `q` matches a user when every term
+ * is a word prefix of the username, or when `emailPrefix` (the trimmed, lower-cased `q`) is a
+ * prefix of the e-mail address.
+ */
+export function listUsers(req: Omit<ListRequest, 'orPrefix'> & { emailPrefix?: string }): Promise<IndexPage<UserRecord>> {
+  const { emailPrefix, ...rest } = req;
+  return listRecords(users, { ...rest, ...(emailPrefix !== undefined ? { orPrefix: { attribute: 'email', prefix: emailKey(emailPrefix) } } : {}) });
+}
+
+/** Forgets revoked families whose tokens have all expired. */
+function prune(priv: UserPrivate): UserPrivate {
+  if (!priv.revoked_families) return priv;
+  const now = Math.floor(Date.now() / 1000);
+  const kept = Object.fromEntries(Object.entries(priv.revoked_families).filter(([, until]) => until > now));
+  return { ...priv, revoked_families: kept };
+}
+
 export async function createUser(user: UserRecord, priv: UserPrivate): Promise<void> {
-  await createRecord(users, user, { ...priv });
+  await commit(createUserPlan(user, priv));
 }

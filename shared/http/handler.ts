@@ -4,7 +4,8 @@
  *   observe    request id, one structured log line per request, errors → problem+json,
  *              X-Request-Id / CORS / Vary on every response
  *   interpret  the request checks in the precedence order of API.md §1.4:
- *              413 body size → 401 credentials → 403 role → 415 content type →
+ *              413 body size → 429 rate limits per IP / e-mail → 401 credentials →
+ *              429 rate limits per user → 403 role (and the route's guard) → 415 content type →
  *              400 malformed body / invalid query (incl. the cursor) → 404 path values
  *   represent  JSON body, sparse fields, ETag / 304, Cache-Control
  *
@@ -28,6 +29,7 @@ import { issuesToErrors } from '../domain/fields.js';
 import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
 import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
+import { requestLimits } from './rate-limiter.js';
 import { cacheControl, etagOf, noneMatch, projectFields } from './represent.js';
 import {
   JSON_BODY_LIMIT,
@@ -94,6 +96,7 @@ const invalidToken = () => new HttpError('invalid-token', 'The token is invalid,
 /**
  * The caller as far as it can be known before the request is read: from the authorizer's
  * verdict, or, on a public route, the verified claims of a sent token (the user is checked later).
+ * 401 when a signed-in route has no caller; the role (403) is checked after the limits per user.
  */
 async function authenticate(
   route: RouteDecl,
@@ -116,7 +119,6 @@ async function authenticate(
   }
   if (route.access === 'public') return { caller, pending };
   if (!caller) throw new HttpError('authentication-required', 'Authentication credentials were not provided.');
-  if (!hasRole(caller.role, route.access)) throw new HttpError('forbidden', 'Your role does not allow this operation.');
   return { caller, pending };
 }
 
@@ -130,9 +132,20 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
       const headers = lowerCaseHeaders(event.headers);
       const bytes = bodyBytes(event.body, event.isBase64Encoded === true);
       if (bytes.length > JSON_BODY_LIMIT) throw new HttpError('payload-too-large', 'The request body is larger than 1 MiB.');
+      const limits = requestLimits(route, event, headers, bytes);
+      await limits.beforeCredentials();
       const { caller, pending } = await authenticate(route, event, headers).catch((err: unknown) => {
         throw err instanceof InvalidToken ? invalidToken() : err;
       });
+      await limits.afterCredentials(caller);
+      const access = route.access;
+      if (caller && access !== 'public' && access !== 'credentials' && !hasRole(caller.role, access)) {
+        throw new HttpError('forbidden', 'Your role does not allow this operation.');
+      }
+      // A role check that also looks at the path (e.g. another user's id), still before 415/400/404.
+      if (caller && route.guard && !route.guard({ caller, params: event.pathParameters ?? {} })) {
+        throw new HttpError('forbidden', 'You may not act on this record.');
+      }
       /** Reads the user of a pending token (with `keys`) and settles the caller: 401 if it is not valid. */
       const settle = async (keys: ItemKey[]): Promise<(Item | null)[]> => {
         if (!pending) return keys.map(() => null);

@@ -54,6 +54,8 @@ interface State {
   origin?: string;
   /** The caller, once known (logged). */
   userId?: string;
+  /** Headers that every response to this request carries, success or problem (RateLimit-*). */
+  headers?: Record<string, string>;
 }
 
 const states = new WeakMap<object, State>();
@@ -89,7 +91,7 @@ export function problemResult(err: HttpError, path: string, requestId: string): 
 
 function finish(event: ApiEvent, result: ApiResult, route: string): ApiResult {
   const state = requestState(event);
-  result.headers = { ...result.headers, ...corsHeaders(state.origin), 'x-request-id': state.requestId };
+  result.headers = { ...result.headers, ...state.headers, ...corsHeaders(state.origin), 'x-request-id': state.requestId };
   logger.info('request', {
     request_id: state.requestId,
     method: event.requestContext.http.method,

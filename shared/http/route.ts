@@ -4,8 +4,9 @@
  * document and the tests all read these (functions/registry.ts lists them).
  */
 import type { z } from 'zod';
-import type { Role } from '../auth/roles.js';
+import type { Caller, Role } from '../auth/roles.js';
 import type { ProblemType } from './problem.js';
+import type { RateLimitDecl } from './rate-limits.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type Method = (typeof METHODS)[number];
@@ -58,7 +59,33 @@ export interface RouteDecl {
   cache?: CachePolicy;
   /** Problem types specific to this operation (for the OpenAPI document). */
   errors?: readonly ProblemType[];
+  /**
+   * What the operation uses besides the table, so its function gets the environment and the
+   * permissions for exactly that (infra/aws/access.ts). Public routes verify sent tokens and so
+   * always read the public keys.
+   */
+  uses?: readonly Capability[];
+  /**
+   * The specific rate-limit policy of API.md §7.2 that counts this operation (rate-limits.ts).
+   * Policies per user belong on signed-in routes (access: a role).
+   */
+  rateLimit?: RateLimitDecl;
+  /**
+   * A 403 that depends only on the caller and the path values, checked right after the role of
+   * `access` (API.md §1.4 #5: before 415, 400 and 404): false → 403. Only on signed-in routes
+   * (access: a role). E.g. `/api/users/{id}/`, where a non-administrator may name only their own
+   * id, whether or not another id exists. `params` are the path values as sent (not yet checked).
+   */
+  guard?: (request: { caller: Caller; params: Readonly<Record<string, string | undefined>> }) => boolean;
 }
+
+/**
+ * - `public-keys`: verifies tokens it is given (the public signing keys);
+ * - `signing-key`: mints tokens (the private signing keys);
+ * - `email-tokens`: issues or checks e-mailed tokens (their HMAC key);
+ * - `social-providers`: talks to the configured social sign-in providers (their client secrets).
+ */
+export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers';
 
 export function defineRoute<const T extends RouteDecl>(decl: T): T {
   return decl;

@@ -13,7 +13,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion, type Metafile } from 'esbuild';
+import { JOBS } from '../../functions/jobs/registry.js';
 import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
+import { STREAM_CONSUMERS } from '../../functions/streams/registry.js';
 import { esbuildOptions } from '../../infra/aws/bundling.js';
 import { routeEntry } from '../../shared/http/route.js';
 import type { BenchOptions } from './options.js';
@@ -46,12 +48,14 @@ interface Bundle {
   mapped: number[];
 }
 
-/** The functions that get a bundle: every declared route, the authorizer, the catch-all. */
+/** The functions that get a bundle: every declared route, the authorizer, the catch-all, the jobs and the stream consumers. */
 function functionEntries(): { name: string; entry: string }[] {
   return [
     ...ROUTES.map((r) => ({ name: r.name, entry: routeEntry(r) })),
     { name: 'authorizer', entry: AUTHORIZER_ENTRY },
     { name: 'catch-all', entry: CATCH_ALL_ENTRY },
+    ...JOBS.map((j) => ({ name: `job.${j.name}`, entry: j.entry })),
+    ...STREAM_CONSUMERS.map((c) => ({ name: `stream.${c.name}`, entry: c.entry })),
   ];
 }
 

@@ -62,7 +62,8 @@ export async function startBenchEnv(): Promise<BenchEnv> {
   const restoreStdout = discardFunctionLogs();
   let runtime: LocalRuntime;
   try {
-    runtime = await startLocal({ port: 0, dataDir, fresh: true, persist: false });
+    // No stream poller and no jobs: only the measured requests reach the engine.
+    runtime = await startLocal({ port: 0, dataDir, fresh: true, persist: false, background: false });
   } catch (err) {
     restoreStdout();
     rmSync(dataDir, { recursive: true, force: true });
@@ -111,7 +112,7 @@ async function createBenchUser(role: Role): Promise<string> {
   const now = new Date().toISOString();
   await createUser(
     { id, username, email: `${username.toLowerCase()}@example.org`, role, is_active: true, is_staff: isStaff(role), last_login: null, created_at: now, updated_at: now },
-    { token_version: 0 },
+    { token_version: 0, password_hash: null, activated_at: now },
   );
   return id;
 }

@@ -11,6 +11,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { JOBS } from '../../functions/jobs/registry.js';
 import { stageConfig } from '../../infra/aws/config.js';
 import { addNagChecks, REASONS } from '../../infra/aws/nag.js';
 import { CatalogueStack } from '../../infra/aws/stack.js';
@@ -38,7 +39,7 @@ function acknowledgements(root: IConstruct): [string, string, string][] {
 describe('cdk-nag AwsSolutions', () => {
   for (const stage of ['dev', 'prod']) {
     it(`${stage}: no unacknowledged finding in the root or any nested stack`, { timeout: 120_000 }, () => {
-      const s = synth({ context: { stage, mailFrom: 'noreply@example.org' }, jobs: [job] });
+      const s = synth({ context: { stage, mailFrom: 'noreply@example.org', frontendUrl: 'https://app.example.org' }, jobs: [...JOBS, job] });
       try {
         expect(findings(s.app)).toEqual([]);
         // Sanity: the checks do run, and the acknowledgements are what silences them.

@@ -4,6 +4,7 @@
  * and the secrets. Synthesized once per stage with bundling skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOBS } from '../../functions/jobs/registry.js';
 import { ROUTES } from '../../functions/registry.js';
 import { AUTHORIZER, THROTTLE } from '../../infra/api-config.js';
 import { TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
@@ -169,10 +170,13 @@ describe('routes and the authorizer', () => {
 });
 
 describe('least privilege', () => {
-  it('GET functions only read the table; other routes also write; never a Scan or table administration', () => {
+  it('GET functions only read the table (and count requests, when rate-limited; social sign-in stores its state; my-profile may create the profile); other routes also write; never a Scan or table administration', () => {
     for (const f of fns.filter((x) => x.component?.includes('.'))) {
       const route = ROUTES.find((r) => r.name === f.component)!;
-      const expected = route.method === 'GET' ? [...TABLE_READ] : [...TABLE_READ, ...TABLE_WRITE];
+      const expected =
+        route.method !== 'GET' || route.name === 'profiles.my-profile'
+          ? [...TABLE_READ, ...TABLE_WRITE]
+          : [...TABLE_READ, ...(route.name === 'socials.start' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
       expect(actionsOf(f.statements, 'dynamodb:'), f.component).toEqual(expected.sort());
       for (const st of f.statements.filter((s) => asList(s.Action).some((a) => a.startsWith('dynamodb:')))) {
         expect(rootValue(dev, f.stack, st.Resource), f.component).toEqual(tableArn(dev));
@@ -214,8 +218,18 @@ describe('least privilege', () => {
     expect(f.env[ENV.jwtPublic]).toEqual(secretRef(dev, 'jwtPublic'));
   });
 
+  it('the functions that issue or check e-mailed tokens, and only those, read their key', () => {
+    for (const f of fns.filter((x) => x.component?.includes('.'))) {
+      const route = ROUTES.find((r) => r.name === f.component)!;
+      expect(ENV.emailTokenKey in f.env, f.component).toBe(route.uses?.includes('email-tokens') === true);
+    }
+    expect(fns.filter((f) => ENV.emailTokenKey in f.env).map((f) => f.component).sort()).toEqual(
+      ['users.activation', 'users.create', 'users.resend_activation', 'users.reset_email', 'users.reset_email_confirm', 'users.reset_password', 'users.reset_password_confirm', 'users.set_email'].sort(),
+    );
+  });
+
   it('each function reads exactly the secrets named in its environment, each by its own ARN', () => {
-    const secretEnv = [ENV.jwtPublic, ENV.jwtPrivate, ENV.cursor];
+    const secretEnv = [ENV.jwtPublic, ENV.jwtPrivate, ENV.cursor, ENV.socialSecrets, ENV.emailTokenKey];
     for (const f of fns.filter((x) => x.component !== undefined && x.component !== 'signing-keys')) {
       const fromEnv = secretEnv.filter((k) => k in f.env).map((k) => JSON.stringify(rootValue(dev, f.stack, f.env[k])));
       const granted = f.statements
@@ -226,12 +240,17 @@ describe('least privilege', () => {
     }
   });
 
-  it('list routes get the cursor key; public routes the public keys; nobody the private keys yet', () => {
+  it('list routes get the cursor key; public routes and token checks the public keys; token minting the private keys', () => {
+    const verifies = new Set(['support.jwks', 'tokens.refresh', 'tokens.verify']);
+    const mints = new Set(['tokens.create', 'tokens.refresh', 'socials.finish']);
     for (const route of ROUTES) {
       const f = byComponent(route.name);
       expect(ENV.cursor in f.env, route.name).toBe(route.response.page === true);
-      expect(ENV.jwtPublic in f.env, route.name).toBe(route.access === 'public' || route.name === 'support.jwks');
-      expect(ENV.jwtPrivate in f.env, route.name).toBe(false);
+      expect(ENV.jwtPublic in f.env, route.name).toBe(route.access === 'public' || verifies.has(route.name));
+      expect(ENV.jwtPrivate in f.env, route.name).toBe(mints.has(route.name));
+      // Social sign-in: both operations read the providers, only its end the client secrets.
+      expect(ENV.socialProviders in f.env, route.name).toBe(route.name.startsWith('socials.'));
+      expect(ENV.socialSecrets in f.env, route.name).toBe(route.name === 'socials.finish');
     }
   });
 
@@ -285,8 +304,8 @@ describe('table, secrets, storage', () => {
 
   it('secrets: names prefixed by the stage; signing keys created empty and filled by the custom resource; a 64-character cursor key', () => {
     const secrets = resourcesOf(dev, 'AWS::SecretsManager::Secret');
-    expect(secrets.map((s) => s.properties.Name).sort()).toEqual(['dev/catalogue/cursor-key', 'dev/catalogue/jwt-private', 'dev/catalogue/jwt-public']);
-    for (const s of secrets.filter((x) => String(x.properties.Name).includes('/jwt-'))) {
+    expect(secrets.map((s) => s.properties.Name).sort()).toEqual(['dev/catalogue/cursor-key', 'dev/catalogue/email-token-key', 'dev/catalogue/jwt-private', 'dev/catalogue/jwt-public', 'dev/catalogue/social-secrets']);
+    for (const s of secrets.filter((x) => /\/(jwt-|social-)/.test(String(x.properties.Name)))) {
       expect(s.properties.SecretString).toBeUndefined();
       expect(s.properties.GenerateSecretString).toBeUndefined();
     }
@@ -319,7 +338,7 @@ describe('table, secrets, storage', () => {
 
   it('SES identity only with mailFrom', () => {
     expect(resourcesOf(dev, 'AWS::SES::EmailIdentity')).toHaveLength(0);
-    const withMail = synth({ context: { stage: 'dev', mailFrom: 'example.org' } });
+    const withMail = synth({ context: { stage: 'dev', mailFrom: 'example.org', frontendUrl: 'https://app.example.org' } });
     try {
       withMail.templates.get(withMail.stack)!.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.org' });
     } finally {
@@ -345,7 +364,8 @@ describe('table, secrets, storage', () => {
 });
 
 describe('scheduled jobs', () => {
-  it('none today: no rule', () => {
+  it('without a sender (no mailFrom) the only job, the outbox, is not created: no rule', () => {
+    expect(JOBS.filter((j) => !j.sendsMail)).toEqual([]);
     expect(resourcesOf(dev, 'AWS::Events::Rule')).toHaveLength(0);
   });
 
@@ -365,11 +385,108 @@ describe('scheduled jobs', () => {
   });
 });
 
+describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
+  let mail: Synthesized;
+  let mailFns: FunctionInfo[];
+  beforeAll(() => {
+    mail = synth({ context: { stage: 'dev', mailFrom: 'noreply@example.org', frontendUrl: 'https://app.example.org/' } });
+    mailFns = functionsOf(mail);
+  });
+  afterAll(() => mail?.dispose());
+  const identityArn = () => {
+    const identity = resourcesOf(mail, 'AWS::SES::EmailIdentity')[0]!;
+    return identity.logicalId;
+  };
+
+  it('without mailFrom: no function sends, none has the sender settings or SES access', () => {
+    expect(fns.filter((f) => f.component === 'stream.mailer' || f.component === 'job.outbox')).toEqual([]);
+    for (const f of fns) {
+      expect(f.env[ENV.mailFrom], f.component).toBeUndefined();
+      expect(actionsOf(f.statements, 'ses:'), f.component).toEqual([]);
+    }
+    expect(resourcesOf(dev, 'AWS::Lambda::EventSourceMapping')).toHaveLength(0);
+  });
+
+  it('frontendUrl is required with mailFrom and must be a URL', () => {
+    expect(() => synth({ context: { mailFrom: 'noreply@example.org' } })).toThrow(/frontendUrl/);
+    expect(() => synth({ context: { mailFrom: 'noreply@example.org', frontendUrl: 'app.example.org' } })).toThrow(/frontendUrl/);
+  });
+
+  it('the mailer and the outbox job are the only functions that may send, from the identity only, with the sender settings', () => {
+    const senders = mailFns.filter((f) => actionsOf(f.statements, 'ses:').length > 0).map((f) => f.component).sort();
+    expect(senders).toEqual(['job.outbox', 'stream.mailer']);
+    for (const name of senders) {
+      const f = mailFns.find((x) => x.component === name)!;
+      expect(actionsOf(f.statements, 'ses:')).toEqual(['ses:SendEmail']);
+      const ses = f.statements.filter((st) => asList(st.Action).includes('ses:SendEmail'));
+      expect(JSON.stringify(ses.map((st) => st.Resource))).toContain(identityArn());
+      expect(JSON.stringify(ses.map((st) => st.Resource))).not.toContain('"*"');
+      expect(f.env[ENV.mailFrom]).toBe('noreply@example.org');
+      expect(f.env[ENV.frontendUrl]).toBe('https://app.example.org');
+      expect(f.env[ENV.table]).toBeDefined();
+    }
+  });
+
+  it('the outbox job runs every minute', () => {
+    const job = mailFns.find((f) => f.component === 'job.outbox')!;
+    const rules = resourcesOf(mail, 'AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(JSON.stringify(rules[0]!.properties.Targets)).toContain(job.logicalId);
+  });
+
+  it('the mailer reads the table stream: new outbox messages only, partial batch responses, bounded retries', () => {
+    const mailer = mailFns.find((f) => f.component === 'stream.mailer')!;
+    const mappings = resourcesOf(mail, 'AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(1);
+    const m = mappings[0]!.properties;
+    expect(JSON.stringify(m.FunctionName)).toContain(mailer.logicalId);
+    expect(m.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalIdOf(mail.stack.table.table), 'StreamArn'] });
+    expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(m.StartingPosition).toBe('TRIM_HORIZON');
+    expect(m.MaximumRetryAttempts).toBeGreaterThan(0);
+    const pattern = JSON.parse(m.FilterCriteria.Filters[0].Pattern);
+    expect(pattern).toEqual({ eventName: ['INSERT'], dynamodb: { Keys: { pk: { S: [{ prefix: 'OUTBOX#' }] }, sk: { S: ['M'] } } } });
+    const stream = mailer.statements.filter((st) => asList(st.Action).includes('dynamodb:GetRecords'));
+    expect(stream).toHaveLength(1);
+    expect(stream[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(mail.stack.table.table), 'StreamArn'] });
+  });
+});
+
 describe('context', () => {
   it('rejects a malformed stage, origin or base URL', () => {
     expect(() => synth({ context: { stage: 'Prod!' } })).toThrow(/stage/);
     expect(() => synth({ context: { allowedOrigins: 'example.org' } })).toThrow(/allowedOrigins/);
     expect(() => synth({ context: { publicBaseUrl: 'http://api.example.org' } })).toThrow(/publicBaseUrl/);
+  });
+
+  it('rateLimits becomes RATE_LIMITS of the route functions (unset by default); a malformed value is refused', () => {
+    for (const f of fns.filter((x) => x.component !== undefined)) expect(f.env[ENV.rateLimits], f.component).toBeUndefined();
+    expect(() => synth({ context: { rateLimits: '{"sign-in.user": {"limit": 3}}' } })).toThrow(/RATE_LIMITS/);
+    // A rate-limited GET (social sign-in start) counts its requests (UpdateItem) and stores its state (PutItem), nothing else that writes.
+    const social = { name: 'socials.start', method: 'GET', path: '/api/socials/o/{provider}/', access: 'credentials', summary: 'Start social sign-in', response: { status: 200 }, rateLimit: { policy: 'social' } } as const;
+    const s = synth({ context: { rateLimits: { 'social.ip': { limit: 100 } } }, routes: [social], entry: () => 'functions/genres/list.ts' });
+    try {
+      const f = functionsOf(s).find((x) => x.component === 'socials.start')!;
+      expect(JSON.parse(f.env[ENV.rateLimits] as string)).toEqual({ 'social.ip': { limit: 100 } });
+      expect(actionsOf(f.statements, 'dynamodb:')).toEqual([...TABLE_READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem'].sort());
+    } finally {
+      s.dispose();
+    }
+  });
+
+  it('socialProviders becomes SOCIAL_PROVIDERS of the social sign-in functions; a list they would refuse is refused', () => {
+    expect(() => synth({ context: { socialProviders: '[{"name": "gh", "kind": "github"}]' } })).toThrow(/github/);
+    expect(() => synth({ context: { socialProviders: '[{"name": "x", "kind": "oidc", "issuer": "http://idp.example.org", "client_id": "c", "redirect_uris": ["https://app.example.org/cb"]}]' } })).toThrow(/issuer/);
+    const providers = [{ name: 'google-oauth2', kind: 'oidc', issuer: 'https://accounts.google.com', client_id: 'c', redirect_uris: ['https://app.example.org/cb'] }];
+    const s = synth({ context: { socialProviders: providers } });
+    try {
+      for (const f of functionsOf(s).filter((x) => x.component?.startsWith('socials.'))) {
+        expect(JSON.parse(f.env[ENV.socialProviders] as string), f.component).toEqual(providers);
+      }
+    } finally {
+      s.dispose();
+    }
   });
 
   it('publicBaseUrl becomes PUBLIC_BASE_URL of every API function', () => {

@@ -28,7 +28,7 @@ async function newUser(opts: { role?: Role; active?: boolean; tokenVersion?: num
   const now = new Date().toISOString();
   await createUser(
     { id, username, email: `${username.toLowerCase()}@example.org`, role, is_active: opts.active ?? true, is_staff: isStaff(role), last_login: null, created_at: now, updated_at: now },
-    { token_version: opts.tokenVersion ?? 0 },
+    { token_version: opts.tokenVersion ?? 0, password_hash: null, activated_at: now },
   );
   return { id, username, role };
 }

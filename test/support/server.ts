@@ -1,13 +1,20 @@
 /**
  * End-to-end helpers: the local API Gateway of infra/local on an ephemeral port (functions run
- * in this test process against the real engines), and signed-in callers of any role.
+ * in this test process against the real engines), the stream poller and the job scheduler for the
+ * file's table (so e-mails are delivered to the SES emulator, see mail.ts), and signed-in callers
+ * of any role.
  */
 import { afterAll, beforeAll } from 'vitest';
+import { ensureTable } from '../../infra/local/engines.js';
 import { startGateway, type Gateway } from '../../infra/local/gateway.js';
+import { startScheduler, type Scheduler } from '../../infra/local/scheduler.js';
+import { startStreamPoller, type StreamPoller } from '../../infra/local/streams.js';
 import { isStaff, type Role } from '../../shared/auth/roles.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { createUser } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
+
+export { emailsTo, emailToken, waitForEmail, type ReceivedEmail } from './mail.js';
 
 export interface TestServer {
   url: string;
@@ -21,19 +28,45 @@ export async function createTestUser(role: Role, opts: { active?: boolean } = {}
   const now = new Date().toISOString();
   await createUser(
     { id, username, email: `${username.toLowerCase()}@example.org`, role, is_active: opts.active ?? true, is_staff: isStaff(role), last_login: null, created_at: now, updated_at: now },
-    { token_version: 0 },
+    { token_version: 0, password_hash: null, activated_at: now },
   );
   const { token } = await signToken('access', { id, token_version: 0 });
   return { id, username, token, auth: { authorization: `Bearer ${token}` } };
 }
 
-/** Starts a local gateway for the test file (closed after the file). */
+export interface Background {
+  streams?: StreamPoller;
+  scheduler?: Scheduler;
+}
+
+/**
+ * Runs the stream consumers (stream poller, from the oldest record of the file's table) and the
+ * scheduled jobs (scheduler) for the test file, as `npm start` does; stopped after the file.
+ */
+export function useBackground(): Background {
+  const background: Background = {};
+  beforeAll(async () => {
+    const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB!;
+    const table = process.env.TABLE_NAME!;
+    await ensureTable(endpoint, table);
+    background.streams = await startStreamPoller({ endpoint, table });
+    background.scheduler = startScheduler();
+  });
+  afterAll(async () => {
+    await background.scheduler?.stop();
+    await background.streams?.stop();
+  });
+  return background;
+}
+
+/** Starts a local gateway for the test file (closed after the file), with the stream poller and the scheduler. */
 export function useServer(): TestServer {
   let gateway: Gateway | undefined;
   const server: TestServer = {
     url: '',
     user: (role) => createTestUser(role),
   };
+  useBackground();
   beforeAll(async () => {
     gateway = await startGateway(0);
     server.url = gateway.url;

@@ -11,7 +11,13 @@ Object.assign(process.env, {
   PUBLIC_BASE_URL: 'https://api.example.org',
   CORS_ALLOWED_ORIGINS: 'https://app.example.org',
   CURSOR_SECRET_ID: 'cursor-key',
+  EMAIL_TOKEN_SECRET_ID: 'email-token-key',
   JWT_PUBLIC_SECRET_ID: 'jwt-public',
   JWT_PRIVATE_SECRET_ID: 'jwt-private',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
+  // The specific rate limits count in DynamoDB; unit tests of other things need not mock that.
+  // test/unit/rate-limits.test.ts switches them on for itself.
+  RATE_LIMITS: 'off',
+  MAIL_FROM: 'no-reply@catalogue.test',
+  FRONTEND_URL: 'https://app.example.org',
 });

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, ROUTES } from '../../functions/registry.js';
-import { routeEntry } from '../../shared/http/route.js';
+import { POLICIES } from '../../shared/http/rate-limits.js';
+import { needsAuthorizer, routeEntry } from '../../shared/http/route.js';
 
 const spec = readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')
   .split('\n')
@@ -36,6 +37,15 @@ describe('declared operations', () => {
     for (const route of ROUTES) {
       const mod = (await import(new URL(`../../${routeEntry(route)}`, import.meta.url).href)) as { handler?: unknown };
       expect(typeof mod.handler, routeEntry(route)).toBe('function');
+    }
+  });
+
+  it('rate limits per user only on signed-in routes, per e-mail address only on routes with a body', () => {
+    for (const route of ROUTES) {
+      const dimensions = new Set<string>(route.rateLimit ? POLICIES[route.rateLimit.policy].map((l) => l.dimension) : []);
+      // A public route learns its caller only after the request has been read (too late for 429).
+      if (dimensions.has('user')) expect(needsAuthorizer(route), route.name).toBe(true);
+      if (dimensions.has('email')) expect(route.body, route.name).toBeDefined();
     }
   });
 });

@@ -1,12 +1,15 @@
 /**
  * The sample events of events/ (used by tests and `npm run invoke`): each parses, has the keys
- * of an API Gateway HTTP API payload 2.0 event of its kind, and agrees with the declared routes.
+ * of an API Gateway HTTP API payload 2.0 event of its kind and agrees with the declared routes,
+ * or is the DynamoDB Streams / EventBridge schedule event of a declared consumer or job.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { JOBS } from '../../functions/jobs/registry.js';
 import { ROUTES } from '../../functions/registry.js';
+import { matchesFilter, STREAM_CONSUMERS } from '../../functions/streams/registry.js';
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath } from '../../shared/http/route.js';
 import { isJsonContentType } from '../../shared/http/request.js';
@@ -20,7 +23,10 @@ function jsonFiles(dir: string): string[] {
   );
 }
 
-const files = jsonFiles(root).map((f) => relative(root, f));
+const allFiles = jsonFiles(root).map((f) => relative(root, f));
+const kindOf = (f: string) => f.split('/')[0]!;
+/** Events of the HTTP API (payload 2.0). */
+const files = allFiles.filter((f) => ['api', 'authorizer', 'catch-all'].includes(kindOf(f)));
 const router = new Router(ROUTES);
 
 const isStringMap = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
@@ -33,10 +39,37 @@ function expectRequestContext(rc: any, method: string, path: string, routeKey: s
 
 describe('events/', () => {
   it('has a sample for every kind of function there is', () => {
-    const kinds = new Set(files.map((f) => f.split('/')[0]));
-    expect([...kinds].sort()).toEqual(['api', 'authorizer', 'catch-all']);
+    const kinds = new Set(allFiles.map(kindOf));
+    expect([...kinds].sort()).toEqual(['api', 'authorizer', 'catch-all', 'jobs', 'streams']);
     expect(files).toEqual(expect.arrayContaining(['api/genres-list.json', 'api/genres-create.json', 'api/genres-get.json', 'authorizer/request.json', 'catch-all/unknown-path.json']));
+    // One schedule event per job, one stream event per consumer.
+    for (const job of JOBS) expect(allFiles, job.name).toContain(`jobs/${job.name}.json`);
+    for (const c of STREAM_CONSUMERS) expect(allFiles.filter((f) => f.startsWith(`streams/${c.name}-`)), c.name).not.toEqual([]);
   });
+
+  for (const file of allFiles.filter((f) => kindOf(f) === 'jobs')) {
+    it(`${file} is an EventBridge schedule event`, () => {
+      const event = JSON.parse(readFileSync(join(root, file), 'utf8'));
+      expect(event).toMatchObject({ version: '0', 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} });
+      expect(Number.isNaN(Date.parse(event.time))).toBe(false);
+      expect(event.resources[0]).toMatch(/^arn:aws:events:/);
+    });
+  }
+
+  for (const file of allFiles.filter((f) => kindOf(f) === 'streams')) {
+    it(`${file} is a DynamoDB Streams event its consumer's filter passes`, () => {
+      const event = JSON.parse(readFileSync(join(root, file), 'utf8'));
+      const consumer = STREAM_CONSUMERS.find((c) => file.startsWith(`streams/${c.name}-`));
+      expect(consumer, file).toBeDefined();
+      expect(event.Records.length).toBeGreaterThan(0);
+      for (const r of event.Records) {
+        expect(r).toMatchObject({ eventSource: 'aws:dynamodb', eventSourceARN: expect.stringMatching(/^arn:aws:dynamodb:.*\/stream\//) });
+        expect(typeof r.dynamodb.SequenceNumber).toBe('string');
+        expect(Object.keys(r.dynamodb.Keys).sort()).toEqual(['pk', 'sk']);
+        expect(matchesFilter(consumer!.filter, r)).toBe(true);
+      }
+    });
+  }
 
   for (const file of files) {
     it(`${file} is a payload 2.0 event of its kind`, () => {

@@ -1,0 +1,53 @@
+/** The operations on /api/profiles/ (API.md §4.12). */
+import * as z from 'zod';
+import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRead } from '../../shared/domain/profiles.js';
+import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
+import { orderingParam, searchParam } from '../../shared/http/schemas.js';
+
+const PROFILES = '/api/profiles/';
+const PROFILE = '/api/profiles/{id}/';
+const profile = { status: 200, schema: profileRead } as const;
+const writeErrors = ['not-found', 'precondition-failed', 'validation-error'] as const;
+
+/** Every operation on /api/profiles/ and /api/profiles/{id}/ is for administrators, even on one's own profile. */
+export const routes = {
+  list: defineRoute({
+    name: 'profiles.list', method: 'GET', path: PROFILES, access: 'administrator',
+    summary: 'List profiles',
+    query: z.object({ ordering: orderingParam(['created_at', 'username'], '-created_at'), q: searchParam }),
+    response: { status: 200, schema: profileRead, page: true, fields: PROFILE_FIELDS },
+  }),
+  create: defineRoute({
+    name: 'profiles.create', method: 'POST', path: PROFILES, access: 'administrator',
+    summary: 'Create a profile', description: 'For a user who has none (after an administrator removed it): `user_id` and the profile fields.',
+    body: profileCreateBody,
+    response: { status: 201, schema: profileRead }, errors: ['validation-error', 'conflict'],
+  }),
+  get: defineRoute({
+    name: 'profiles.get', method: 'GET', path: PROFILE, access: 'administrator',
+    summary: 'Retrieve one', response: { ...profile, fields: PROFILE_FIELDS }, errors: ['not-found'],
+  }),
+  put: defineRoute({
+    name: 'profiles.put', method: 'PUT', path: PROFILE, access: 'administrator',
+    summary: 'Update', body: profileBodies.full, response: profile, errors: writeErrors,
+  }),
+  patch: defineRoute({
+    name: 'profiles.patch', method: 'PATCH', path: PROFILE, access: 'administrator',
+    summary: 'Partially update', body: profileBodies.partial, response: profile, errors: writeErrors,
+  }),
+  delete: defineRoute({
+    name: 'profiles.delete', method: 'DELETE', path: PROFILE, access: 'administrator',
+    summary: 'Delete', description: 'The account remains; its next `my-profile` or `update-profile` call creates a new blank profile.',
+    response: { status: 204 }, errors: ['not-found', 'precondition-failed'],
+  }),
+  'my-profile': defineRoute({
+    name: 'profiles.my-profile', method: 'GET', path: '/api/profiles/my-profile/', access: 'member',
+    summary: "Retrieve the authenticated user's profile", description: 'Created blank first if the profile was removed.',
+    response: { ...profile, fields: PROFILE_FIELDS },
+  }),
+  'update-profile': defineRoute({
+    name: 'profiles.update-profile', method: 'PATCH', path: '/api/profiles/update-profile/', access: 'member',
+    summary: "Update the authenticated user's profile", description: '`If-Match` compares with the ETag of `my-profile`.',
+    body: profileBodies.partial, response: profile, errors: ['precondition-failed', 'validation-error'],
+  }),
+} satisfies Record<string, RouteDecl>;

@@ -1,0 +1,60 @@
+/**
+ * DynamoDB Streams consumers (DESIGN.md §5): one declaration per consumer. The CDK app creates
+ * one function and one event source mapping on the table's stream for each entry, with the
+ * filter below; the local stream poller (infra/local/streams.ts) applies the same filter and
+ * invokes the same modules.
+ */
+import type { DynamoDBRecord } from 'aws-lambda';
+
+export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
+
+/** A key attribute (string) is equal to a value or starts with a prefix. */
+export type KeyPattern = { equals: string } | { prefix: string };
+
+export interface StreamFilter {
+  /** The record kinds delivered. */
+  events: readonly StreamEventName[];
+  /** Patterns on the item's key attributes (`pk`, `sk`); all must match. */
+  keys: Readonly<Record<string, KeyPattern>>;
+}
+
+export interface StreamConsumerDecl {
+  /** Unique, `[a-z0-9-]+`: names the function and the mapping. */
+  name: string;
+  /** The consumer's module, relative to the repository root; it exports `handler`. */
+  entry: string;
+  description: string;
+  /** Only matching records reach the consumer (on AWS: the mapping's filter criteria). */
+  filter: StreamFilter;
+  /** Records per invocation. */
+  batchSize: number;
+  /** Retries of a record the consumer reports as failed (it answers with batchItemFailures). */
+  retryAttempts: number;
+  /** The consumer sends e-mail (needs the sender settings and SES permission). */
+  sendsMail?: boolean;
+}
+
+export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
+  {
+    name: 'mailer',
+    entry: 'functions/streams/mailer.ts',
+    description: 'Delivers queued e-mails (outbox messages) as they are written',
+    // New outbox messages only: `OUTBOX#<id>` / `M` (due entries are `OUTBOX#DUE` / `<time>#<id>`).
+    filter: { events: ['INSERT'], keys: { pk: { prefix: 'OUTBOX#' }, sk: { equals: 'M' } } },
+    batchSize: 10,
+    // A message the mailer could not handle is still picked up by the outbox job (its due entry).
+    retryAttempts: 3,
+    sendsMail: true,
+  },
+];
+
+/** True when `record` passes `filter` (what the event source mapping's filter criteria do). */
+export function matchesFilter(filter: StreamFilter, record: DynamoDBRecord): boolean {
+  if (!record.eventName || !filter.events.includes(record.eventName)) return false;
+  const keys = record.dynamodb?.Keys ?? {};
+  return Object.entries(filter.keys).every(([name, pattern]) => {
+    const value = keys[name]?.S;
+    if (value === undefined) return false;
+    return 'equals' in pattern ? value === pattern.equals : value.startsWith(pattern.prefix);
+  });
+}

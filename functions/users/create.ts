@@ -1,0 +1,54 @@
+/**
+ * `POST /api/users/` — registration (API.md §4.21.1). Ignores `Authorization`.
+ *
+ * 1. Every field is validated (formats, username and password rules, `re_password`): one 400.
+ * 2. A taken username → 409 (`errors.username`), before the e-mail is looked at.
+ * 3. An e-mail that already has an account → the same 201 as a success, with a fresh id that
+ *    names nothing, and E2 to that address; nothing is created.
+ * 4. Otherwise an inactive member, its empty profile and E1 (activation) in one transaction.
+ *
+ * The password is hashed in every case that reaches 2–4 (at the same time as the two reads), so
+ * the answers take the same time whether or not the address has an account.
+ */
+import { issueEmailToken } from '../../shared/auth/email-tokens.js';
+import { hashPassword } from '../../shared/auth/passwords.js';
+import { commit } from '../../shared/db/records.js';
+import { getUserByEmail, getUserByUsername } from '../../shared/db/users.js';
+import { newAccount } from '../../shared/domain/accounts.js';
+import { commitAccount, mail } from '../../shared/http/accounts.js';
+import { createHandler, type Operation, type Reply } from '../../shared/http/handler.js';
+import { conflict, HttpError } from '../../shared/http/problem.js';
+import { newId } from '../../shared/ids.js';
+import { routes } from './routes.js';
+
+const USERNAME_TAKEN = 'A user with that username already exists.';
+
+const register: Operation<typeof routes.create> = async (req) => {
+  const { email, username, password } = req.body();
+  const [passwordHash, byUsername, byEmail] = await Promise.all([hashPassword(password), getUserByUsername(username), getUserByEmail(email)]);
+  if (byUsername) throw conflict('username', USERNAME_TAKEN);
+  const answer = (id: string): Reply => ({
+    status: 201,
+    body: { id, email, username },
+    headers: { location: `${req.baseUrl}/api/users/${id}/` },
+  });
+  const alreadyRegistered = async () => {
+    await commit(mail({ template: 'E2', to: email, data: {} }));
+    return answer(newId());
+  };
+  if (byEmail) return alreadyRegistered();
+
+  const id = newId();
+  const { token, nonce } = await issueEmailToken(id, 'activation');
+  const account = newAccount({ id, email, username, passwordHash, active: false, nonces: { activation: nonce } });
+  try {
+    await commitAccount([...account.plans, mail({ template: 'E1', to: email, data: { username, uid: id, token } })], false);
+  } catch (err) {
+    // Registered meanwhile with this address: answered as above. A username taken meanwhile stays a 409.
+    if (err instanceof HttpError && err.type === 'conflict' && err.extras.errors?.email) return alreadyRegistered();
+    throw err;
+  }
+  return answer(id);
+};
+
+export const handler = createHandler(routes.create, register);

@@ -1,0 +1,188 @@
+/** The operations on /api/users/ (API.md §4.21). */
+import * as z from 'zod';
+import { ROLES } from '../../shared/auth/roles.js';
+import { ReviewKind } from '../../shared/domain/enums.js';
+import { REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewRead } from '../../shared/domain/reviews.js';
+import {
+  USER_DEFAULT_ORDERING,
+  USER_FIELDS,
+  USER_ORDERINGS,
+  adminUserBody,
+  adminUserPatchBody,
+  deleteSelfBody,
+  emailBody,
+  registrationBody,
+  registrationRead,
+  resetEmailBody,
+  resetPasswordConfirmBody,
+  selfBody,
+  selfPatchBody,
+  setEmailBody,
+  setPasswordBody,
+  uidTokenBody,
+  userAboutRead,
+  userRead,
+  usernameParams,
+  userSearchParam,
+} from '../../shared/domain/users.js';
+import type { Caller } from '../../shared/auth/roles.js';
+import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
+import { booleanParam, enumParam, orderingParam } from '../../shared/http/schemas.js';
+
+const USERS = '/api/users/';
+const USER = '/api/users/{id}/';
+const ME = '/api/users/me/';
+
+const own = ({ caller, params }: { caller: Caller | null; params: Readonly<Record<string, string | undefined>> }) =>
+  caller !== null && params.id === caller.user_id;
+
+/**
+ * `/api/users/{id}/`: the caller's own id, or any id for administrators. Any other caller naming
+ * another id gets 403 whether or not it exists — a role check, before 415, 400 and 404 (§4.21.1).
+ */
+const ownOrAdministrator = ({ caller, params }: { caller: Caller; params: Readonly<Record<string, string | undefined>> }) =>
+  caller.role === 'administrator' || own({ caller, params });
+
+const user = { status: 200, schema: userRead } as const;
+const userDetail = { ...user, fields: USER_FIELDS } as const;
+const idErrors = ['not-found', 'precondition-failed'] as const;
+
+const ownShape = 'The own id takes the body of `/api/users/me/` (`username`); an administrator on another user takes `username`, `email`, `role`, `is_active`.';
+
+export const routes = {
+  list: defineRoute({
+    name: 'users.list', method: 'GET', path: USERS, access: 'administrator',
+    summary: 'List users',
+    query: z.object({
+      ordering: orderingParam(USER_ORDERINGS, USER_DEFAULT_ORDERING),
+      q: userSearchParam,
+      role: enumParam(ROLES),
+      is_active: booleanParam,
+    }),
+    response: { status: 200, schema: userRead, page: true, fields: USER_FIELDS },
+  }),
+  create: defineRoute({
+    name: 'users.create', method: 'POST', path: USERS, access: 'credentials',
+    summary: 'Create a user',
+    description: 'Registration: an inactive member account and its profile; the activation e-mail goes to the address. An address that already has an account gets the same answer (with an id that names nothing) and a reminder e-mail instead.',
+    body: registrationBody,
+    response: { status: 201, schema: registrationRead, etag: false },
+    errors: ['validation-error', 'conflict'],
+    rateLimit: { policy: 'registration' },
+    uses: ['email-tokens'],
+  }),
+  get: defineRoute({
+    name: 'users.get', method: 'GET', path: USER, access: 'member', guard: ownOrAdministrator,
+    summary: 'Retrieve one user', response: userDetail, errors: ['not-found'],
+  }),
+  put: defineRoute({
+    name: 'users.put', method: 'PUT', path: USER, access: 'member', guard: ownOrAdministrator,
+    summary: 'Update a user', description: ownShape,
+    body: z.union([selfBody, adminUserBody]),
+    response: user, errors: [...idErrors, 'validation-error', 'conflict'],
+  }),
+  patch: defineRoute({
+    name: 'users.patch', method: 'PATCH', path: USER, access: 'member', guard: ownOrAdministrator,
+    summary: 'Partially update a user', description: ownShape,
+    body: z.union([selfPatchBody, adminUserPatchBody]),
+    response: user, errors: [...idErrors, 'validation-error', 'conflict'],
+  }),
+  delete: defineRoute({
+    name: 'users.delete', method: 'DELETE', path: USER, access: 'member', guard: ownOrAdministrator,
+    summary: 'Delete a user',
+    description: 'The own id takes `{current_password}` as `DELETE /api/users/me/`; an administrator deleting another user needs no body (any is ignored).',
+    body: deleteSelfBody,
+    response: { status: 204 }, errors: [...idErrors, 'validation-error'],
+    rateLimit: { policy: 'account', when: own },
+  }),
+  about: defineRoute({
+    name: 'users.about', method: 'GET', path: '/api/users/{username}/about/', access: 'public',
+    summary: 'Information about a user', params: usernameParams,
+    response: { status: 200, schema: userAboutRead }, errors: ['not-found'],
+  }),
+  reviews: defineRoute({
+    name: 'users.reviews', method: 'GET', path: '/api/users/{username}/reviews/', access: 'public',
+    summary: 'Reviews by a user', params: usernameParams,
+    query: z.object({
+      kind: enumParam(ReviewKind),
+      spoilers: booleanParam,
+      ordering: orderingParam(REVIEW_ORDERINGS, REVIEW_DEFAULT_ORDERING),
+    }),
+    response: { status: 200, schema: reviewRead, page: true, fields: REVIEW_FIELDS }, errors: ['not-found'],
+  }),
+  activation: defineRoute({
+    name: 'users.activation', method: 'POST', path: '/api/users/activation/', access: 'credentials',
+    summary: 'Activate a user account', body: uidTokenBody,
+    response: { status: 204 }, errors: ['validation-error', 'stale-token'],
+    rateLimit: { policy: 'confirm' },
+    uses: ['email-tokens'],
+  }),
+  me_get: defineRoute({
+    name: 'users.me_get', method: 'GET', path: ME, access: 'member',
+    summary: 'Retrieve the authenticated user', response: userDetail,
+  }),
+  me_put: defineRoute({
+    name: 'users.me_put', method: 'PUT', path: ME, access: 'member',
+    summary: 'Update the authenticated user', body: selfBody,
+    response: user, errors: ['precondition-failed', 'validation-error', 'conflict'],
+  }),
+  me_patch: defineRoute({
+    name: 'users.me_patch', method: 'PATCH', path: ME, access: 'member',
+    summary: 'Partially update the authenticated user', body: selfPatchBody,
+    response: user, errors: ['precondition-failed', 'validation-error', 'conflict'],
+  }),
+  me_delete: defineRoute({
+    name: 'users.me_delete', method: 'DELETE', path: ME, access: 'member',
+    summary: "Delete the authenticated user's account", body: deleteSelfBody,
+    response: { status: 204 }, errors: ['precondition-failed', 'validation-error'],
+    rateLimit: { policy: 'account' },
+  }),
+  resend_activation: defineRoute({
+    name: 'users.resend_activation', method: 'POST', path: '/api/users/resend_activation/', access: 'credentials',
+    summary: 'Resend the activation email', body: emailBody,
+    response: { status: 204 }, errors: ['validation-error'],
+    rateLimit: { policy: 'mail-request' },
+    uses: ['email-tokens'],
+  }),
+  reset_email: defineRoute({
+    name: 'users.reset_email', method: 'POST', path: '/api/users/reset_email/', access: 'credentials',
+    summary: 'Start an email reset', body: resetEmailBody,
+    response: { status: 204 }, errors: ['validation-error', 'invalid-credentials', 'account-inactive'],
+    rateLimit: { policy: 'sign-in' },
+    uses: ['email-tokens'],
+  }),
+  reset_email_confirm: defineRoute({
+    name: 'users.reset_email_confirm', method: 'POST', path: '/api/users/reset_email_confirm/', access: 'credentials',
+    summary: 'Confirm an email reset', body: uidTokenBody,
+    response: { status: 204 }, errors: ['validation-error', 'stale-token', 'conflict'],
+    rateLimit: { policy: 'confirm' },
+    uses: ['email-tokens'],
+  }),
+  reset_password: defineRoute({
+    name: 'users.reset_password', method: 'POST', path: '/api/users/reset_password/', access: 'credentials',
+    summary: 'Start a password reset', body: emailBody,
+    response: { status: 204 }, errors: ['validation-error'],
+    rateLimit: { policy: 'mail-request' },
+    uses: ['email-tokens'],
+  }),
+  reset_password_confirm: defineRoute({
+    name: 'users.reset_password_confirm', method: 'POST', path: '/api/users/reset_password_confirm/', access: 'credentials',
+    summary: 'Confirm a password reset', body: resetPasswordConfirmBody,
+    response: { status: 204 }, errors: ['validation-error', 'stale-token'],
+    rateLimit: { policy: 'confirm' },
+    uses: ['email-tokens'],
+  }),
+  set_email: defineRoute({
+    name: 'users.set_email', method: 'POST', path: '/api/users/set_email/', access: 'member',
+    summary: "Set the user's email", body: setEmailBody,
+    response: { status: 204 }, errors: ['validation-error'],
+    rateLimit: { policy: 'account' },
+    uses: ['email-tokens'],
+  }),
+  set_password: defineRoute({
+    name: 'users.set_password', method: 'POST', path: '/api/users/set_password/', access: 'member',
+    summary: "Set the user's password", body: setPasswordBody,
+    response: { status: 204 }, errors: ['validation-error'],
+    rateLimit: { policy: 'account' },
+  }),
+} satisfies Record<string, RouteDecl>;

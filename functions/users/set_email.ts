@@ -1,0 +1,27 @@
+/**
+ * `POST /api/users/set_email/` (API.md §4.21.2): `{current_password, new_email, re_new_email}`.
+ * Every field error in one 400: a wrong current password, an invalid new address or one equal to
+ * the current address, a mismatched retype. Then an e-mail change starts (shared/http/accounts.ts
+ * `startEmailChange`): E6 and E7, or only E2 when the new address already has an account.
+ */
+import { verifyPassword } from '../../shared/auth/passwords.js';
+import { setEmailBody } from '../../shared/domain/users.js';
+import { addError, checkBody, loadSelf, startEmailChange } from '../../shared/http/accounts.js';
+import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { validationError } from '../../shared/http/problem.js';
+import { routes } from './routes.js';
+
+const setEmail: Operation = async (req) => {
+  const user = await loadSelf(req);
+  const { errors, value } = checkBody(setEmailBody, req.rawBody);
+  const current = req.rawBody.current_password;
+  if (typeof current === 'string' && !(await verifyPassword(current, user.priv.password_hash))) {
+    addError(errors, 'current_password', 'Incorrect password.');
+  }
+  if (value && value.new_email === user.record.email) addError(errors, 'new_email', 'This is already your e-mail address.');
+  if (!value || Object.keys(errors).length > 0) throw validationError(errors);
+  await startEmailChange(user.record.id, value.new_email);
+  return { status: 204 };
+};
+
+export const handler = createHandler(routes.set_email, setEmail);

@@ -1,0 +1,79 @@
+/**
+ * The first administrator (API.md §2.3: created by a deployment-time bootstrap, not through the
+ * API): checks and creation, used by `npm run create-admin` (infra/create-admin.ts). An active
+ * account with the role `administrator`, a password under the rules of API.md §3.12 (hashed as
+ * every password is) and an empty profile, written in one transaction.
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { hashPassword, passwordProblems } from '../shared/auth/passwords.js';
+import { newAccount } from '../shared/domain/accounts.js';
+import { email as emailField } from '../shared/domain/fields.js';
+import { usernameFrom } from '../shared/domain/usernames.js';
+import { username as usernameField } from '../shared/domain/users.js';
+import { commit } from '../shared/db/records.js';
+import { getUserByEmail, getUserByUsername } from '../shared/db/users.js';
+import { HttpError } from '../shared/http/problem.js';
+import { SERVICE } from './aws/config.js';
+
+/** A refusal to show as it is (no stack trace). */
+export class AdminError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AdminError';
+  }
+}
+
+export interface AdminInput {
+  email: string;
+  password: string;
+  /** Default: the e-mail's local part made valid. */
+  username?: string;
+}
+
+/** The checked e-mail and username, or every problem with the input. */
+export function checkAdminInput(input: AdminInput): { email: string; username: string } {
+  const problems: string[] = [];
+  const email = emailField().safeParse(input.email);
+  if (!email.success) problems.push(`--email: ${email.error.issues.map((i) => i.message).join(' ')}`);
+  const wanted = input.username ?? usernameFrom((email.success ? email.data : input.email).split('@')[0] ?? '');
+  const username = usernameField().safeParse(wanted);
+  if (!username.success) problems.push(`--username "${wanted}": ${username.error.issues.map((i) => i.message).join(' ')}`);
+  const passwordIssues = passwordProblems(input.password, { username: username.success ? username.data : wanted, email: email.success ? email.data : input.email });
+  if (passwordIssues.length > 0) problems.push(`--password: ${passwordIssues.join(' ')}`);
+  if (problems.length > 0 || !email.success || !username.success) throw new AdminError(problems.join('\n'));
+  return { email: email.data, username: username.data };
+}
+
+/** Creates the administrator in the table of TABLE_NAME; refuses a taken e-mail or username. */
+export async function createAdministrator(input: AdminInput): Promise<{ id: string; username: string; email: string }> {
+  const { email, username } = checkAdminInput(input);
+  const [byEmail, byUsername] = await Promise.all([getUserByEmail(email), getUserByUsername(username)]);
+  if (byEmail) throw new AdminError(`the e-mail ${email} is already used by the account "${byEmail.record.username}" (${byEmail.record.id})`);
+  if (byUsername) throw new AdminError(`the username "${byUsername.record.username}" is taken (${byUsername.record.id}); choose another with --username`);
+  const { user, plans } = newAccount({ email, username, passwordHash: await hashPassword(input.password), active: true, role: 'administrator' });
+  try {
+    await commit(...plans);
+  } catch (err) {
+    // Taken between the check and the write.
+    if (err instanceof HttpError && err.type === 'conflict') throw new AdminError(`${err.message} (${Object.keys(err.extras.errors ?? {}).join(', ')})`);
+    throw err;
+  }
+  return { id: user.id, username: user.username, email: user.email };
+}
+
+/** The table of a deployed stage: output `TableName` of the stack `catalogue-api-<stage>`. */
+export async function stageTableName(stage: string, client = new CloudFormationClient({})): Promise<string> {
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new AdminError(`--stage "${stage}" must match [a-z][a-z0-9-]{0,19}`);
+  const stackName = `${SERVICE}-${stage}`;
+  let outputs;
+  try {
+    outputs = (await client.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0]?.Outputs;
+  } catch (err) {
+    const e = err as { name?: string; message?: string };
+    if (e.name === 'ValidationError') throw new AdminError(`no stack ${stackName} in this account and region (${e.message ?? ''})`);
+    throw new AdminError(`cannot read the stack ${stackName}: ${e.name ?? 'error'}: ${e.message ?? ''}`);
+  }
+  const table = outputs?.find((o) => o.OutputKey === 'TableName')?.OutputValue;
+  if (!table) throw new AdminError(`the stack ${stackName} has no TableName output (is it deployed completely?)`);
+  return table;
+}

@@ -1,0 +1,49 @@
+/**
+ * Refresh tokens (API.md §2.2): one item per issued refresh token, `pk = REFRESH#<jti>`,
+ * `sk = R`, `{uid, fam, spent, expires_at}` (TTL: the token's expiry). Rotation spends a token
+ * with a conditional update, so of two concurrent refreshes with one token exactly one wins;
+ * presenting a spent token is reuse (its family is then revoked on the user, see users.ts).
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.js';
+import { isConditionalCheckFailed } from './errors.js';
+import { itemPlan, put, type WritePlan } from './records.js';
+
+const key = (jti: string) => ({ pk: `REFRESH#${jti}`, sk: 'R' });
+
+export interface RefreshState {
+  uid: string;
+  fam: string;
+  spent: boolean;
+}
+
+/** Records a newly issued refresh token (commit it with the sign-in or the rotation). */
+export function refreshTokenPlan(token: { jti: string; uid: string; fam: string; exp: number }): WritePlan {
+  return itemPlan(put({ ...key(token.jti), uid: token.uid, fam: token.fam, spent: false, expires_at: token.exp }, { expression: 'attribute_not_exists(pk)' }));
+}
+
+export async function refreshTokenState(jti: string): Promise<RefreshState | null> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: key(jti), ConsistentRead: true }));
+  if (!out.Item) return null;
+  return { uid: String(out.Item.uid), fam: String(out.Item.fam), spent: out.Item.spent === true };
+}
+
+/** Spends a refresh token: `spent` now, or why not (`reused`: it was spent before; `unknown`). */
+export async function spendRefreshToken(jti: string): Promise<'spent' | 'reused' | 'unknown'> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key(jti),
+        UpdateExpression: 'SET spent = :t, spent_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND spent = :f',
+        ExpressionAttributeValues: { ':t': true, ':f': false, ':now': new Date().toISOString() },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'spent';
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    return (err as { Item?: unknown }).Item ? 'reused' : 'unknown';
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * What happens to an account as a whole (API.md §3.12, §4.21): creating one with its profile,
+ * renaming one (its profile copies the username), revoking all its tokens, deleting one with
+ * everything that goes with it. Each returns plans
+ * (shared/db/records.ts) that the operation commits in one transaction with whatever else the
+ * change needs (an e-mail to send, a token to record).
+ */
+import { isStaff, type Role } from '../auth/roles.js';
+import type { Purpose } from '../auth/email-tokens.js';
+import { blankProfile, createProfilePlan, deleteProfilePlan, getProfileOfUser, replaceProfilePlan, type ProfileRecord } from '../db/profiles.js';
+import type { WritePlan } from '../db/records.js';
+import { socialLinksOfUser, unlinkPlans } from '../db/social.js';
+import { createUserPlan, deleteUserPlan, replaceUserPlan, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
+import { newId } from '../ids.js';
+
+export interface NewAccount {
+  /** The account's id when it must be known beforehand (e.g. to issue its activation token); default: a new one. */
+  id?: string;
+  email: string;
+  username: string;
+  /** `null`: no usable password (social sign-in). */
+  passwordHash: string | null;
+  /** Active at once (social sign-in, administrator bootstrap), or waiting for activation. */
+  active: boolean;
+  role?: Role;
+  /** Profile fields known at creation (social sign-in: names, picture). */
+  profile?: Partial<Pick<ProfileRecord, 'first_name' | 'last_name' | 'image'>>;
+  /** Nonces of e-mailed tokens issued with the account (registration: the activation token). */
+  nonces?: UserPrivate['nonces'];
+}
+
+/** A new account and its profile. */
+export function newAccount(input: NewAccount, now = new Date().toISOString()) {
+  const role = input.role ?? 'member';
+  const user: UserRecord = {
+    id: input.id ?? newId(),
+    username: input.username,
+    email: input.email,
+    role,
+    is_active: input.active,
+    is_staff: isStaff(role),
+    last_login: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const priv: UserPrivate = {
+    token_version: 0,
+    password_hash: input.passwordHash,
+    activated_at: input.active ? now : null,
+    ...(input.nonces ? { nonces: input.nonces } : {}),
+  };
+  const profile = { ...blankProfile(newId(), { id: user.id, username: user.username }, now), ...input.profile };
+  return { user, priv, profile, plans: [createUserPlan(user, priv), createProfilePlan(profile)] as WritePlan[] };
+}
+
+/**
+ * Replaces a user; when the username changes, the profile (which copies it) changes with it.
+ * Reads the profile: one GetItem, only on a rename.
+ */
+export async function userChangePlans(before: StoredUser, after: UserRecord, priv: UserPrivate = before.priv): Promise<WritePlan[]> {
+  const plans = [replaceUserPlan(before, after, priv)];
+  if (after.username !== before.record.username) {
+    const profile = await getProfileOfUser(before.record.id);
+    if (profile) plans.push(replaceProfilePlan(profile, { ...profile.record, user: { id: after.id, username: after.username } }));
+  }
+  return plans;
+}
+
+/** Private attributes after an event that revokes every token of the user (§2.2). */
+export const revokingAllTokens = (priv: UserPrivate): UserPrivate => ({ ...priv, token_version: priv.token_version + 1 });
+
+/** Private attributes with `purpose`'s current e-mailed token forgotten: every token of that purpose is stale. */
+export function withoutNonce(priv: UserPrivate, ...purposes: Purpose[]): UserPrivate {
+  const nonces = { ...priv.nonces };
+  for (const p of purposes) delete nonces[p];
+  return { ...priv, nonces };
+}
+
+/** Private attributes with a new current token of `purpose` (older ones become stale). */
+export const withNonce = (priv: UserPrivate, purpose: Purpose, nonce: string): UserPrivate => ({ ...priv, nonces: { ...priv.nonces, [purpose]: nonce } });
+
+/**
+ * Private attributes once the e-mail address changed (confirmed change, or set by an
+ * administrator): all tokens revoked, no pending change, e-mail change tokens stale (§2.2, §6).
+ */
+export function afterEmailChange(priv: UserPrivate): UserPrivate {
+  const { pending_email: _dropped, ...rest } = withoutNonce(revokingAllTokens(priv), 'email_change');
+  return rest;
+}
+
+/**
+ * Everything that goes with an account (API.md §4.21.2 "Account deletion"): the user record (its
+ * username and e-mail claims, so both are free at once; its private attributes, so its pending
+ * e-mail change and e-mailed tokens), its profile, and its social identity links. Without the
+ * user, its tokens stop working (§2.1). Reads the profile and the links (one GetItem, one Query).
+ *
+ * Later features add their items here: both lists and their items, reviews, helpful votes (with
+ * the derived numbers they feed), and `author: null` on news the user wrote.
+ */
+export async function accountDeletionPlans(user: StoredUser): Promise<WritePlan[]> {
+  const [profile, links] = await Promise.all([getProfileOfUser(user.record.id), socialLinkDeletionPlans(user.record.id)]);
+  return [deleteUserPlan(user), ...(profile ? [deleteProfilePlan(profile)] : []), ...links];
+}
+
+/** The deletions of a user's social identity links (both items of each link). */
+async function socialLinkDeletionPlans(userId: string): Promise<WritePlan[]> {
+  return (await socialLinksOfUser(userId)).flatMap(unlinkPlans);
+}

@@ -1,0 +1,179 @@
+/**
+ * Accounts (API.md §3.12, §4.19, §4.21): read shapes, write shapes of every account operation,
+ * the username and password rules. Cross-field rules (re-typed passwords, password similarity)
+ * are part of the schemas, so every field error comes back in one 400.
+ */
+import * as z from 'zod';
+import { passwordProblems } from '../auth/passwords.js';
+import { ROLES } from '../auth/roles.js';
+import { queryTerms } from '../text.js';
+import { Gender } from './enums.js';
+import { email, line, MSG } from './fields.js';
+
+export const RESERVED_USERNAMES = new Set([
+  'me',
+  'activation',
+  'resend_activation',
+  'set_password',
+  'reset_password',
+  'reset_password_confirm',
+  'set_email',
+  'reset_email',
+  'reset_email_confirm',
+  'admin',
+]);
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** `username`: 3–30 characters of the pattern, not a reserved word (case-insensitive). */
+export const username = () =>
+  line({ min: 3, max: 30 })
+    .refine((v) => v.length < 3 || USERNAME_PATTERN.test(v), 'Usernames start with a letter or digit and contain only letters, digits, _ . and -.')
+    .refine((v) => !RESERVED_USERNAMES.has(v.toLowerCase()), 'This username is reserved.');
+
+/** A password as sent (its rules are checked with the other fields, see withPasswordRules). */
+const password = () => z.string().min(1, MSG.blank);
+const anyString = () => z.string();
+
+const timestamp = z.string().meta({ format: 'date-time' });
+
+export const userRead = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string().meta({ format: 'email' }),
+  role: z.enum(ROLES),
+  is_active: z.boolean(),
+  is_staff: z.boolean(),
+  last_login: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export const USER_FIELDS = Object.keys(userRead.shape);
+
+/** The answer to a registration (§4.21.1), the same whether or not the e-mail already had an account. */
+export const registrationRead = z.object({ id: z.string(), email: z.string().meta({ format: 'email' }), username: z.string() });
+
+/** UserAbout (§3.12): the public view of an active user. */
+export const userAboutRead = z.object({
+  id: z.string(),
+  username: z.string(),
+  bio: z.string(),
+  image: z.string().nullable(),
+  cover: z.string().nullable(),
+  location: z.string(),
+  website: z.string().nullable(),
+  gender: z.enum(Gender).nullable(),
+  joined_at: timestamp,
+  review_count: z.number().int(),
+  anime_list: listCounts(['watching', 'completed', 'on_hold', 'dropped', 'plan_to_watch']).nullable(),
+  manga_list: listCounts(['reading', 'completed', 'on_hold', 'dropped', 'plan_to_read']).nullable(),
+});
+
+function listCounts(statuses: readonly string[]) {
+  return z.object(Object.fromEntries([...statuses, 'total'].map((k) => [k, z.number().int()])));
+}
+
+/** `{username}` of the public views: matched case-insensitively; anything that cannot be a username → 404. */
+export const usernameParams = z.object({
+  username: z.string().min(3).max(30).regex(USERNAME_PATTERN).meta({ description: 'A username (case-insensitive).' }),
+});
+
+/** `ordering` keys of the administrator's user list (§4.21.1) and its default. */
+export const USER_ORDERINGS = ['username', 'created_at', 'last_login'] as const;
+export const USER_DEFAULT_ORDERING = '-created_at';
+
+/**
+ * `q` of the user list: the terms of §1.6 (matched against the username) and the trimmed,
+ * lower-cased text (a prefix of the e-mail address).
+ */
+export const userSearchParam = z
+  .string()
+  .transform((v, ctx) => {
+    const out = queryTerms(v);
+    if ('error' in out) {
+      ctx.issues.push({ code: 'custom', message: out.error, input: v });
+      return { terms: [] as string[], text: '' };
+    }
+    return { terms: out.terms, text: v.trim().toLowerCase() };
+  })
+  .optional()
+  .meta({ description: 'Search: every term a word prefix of the username, or the whole value a prefix of the e-mail address.' });
+
+/** Adds the §3.12 password rules and the re-typed match to a body schema. */
+function withPasswordRules<T extends z.ZodObject>(
+  schema: T,
+  fields: { password: string; retype: string; username?: string; email?: string },
+  context: (v: Record<string, unknown>) => { username?: string; email?: string } = (v) => ({
+    username: fields.username ? stringOrUndefined(v[fields.username]) : undefined,
+    email: fields.email ? stringOrUndefined(v[fields.email]) : undefined,
+  }),
+) {
+  return schema.superRefine((raw, ctx) => {
+    const v = raw as Record<string, unknown>;
+    const pw = v[fields.password];
+    if (typeof pw !== 'string') return;
+    for (const message of passwordProblems(pw, context(v))) ctx.addIssue({ code: 'custom', message, path: [fields.password] });
+    if (typeof v[fields.retype] === 'string' && v[fields.retype] !== pw) {
+      ctx.addIssue({ code: 'custom', message: 'The two password fields didn’t match.', path: [fields.retype] });
+    }
+  }, ALWAYS);
+}
+
+/** Cross-field rules run even when a field failed, so that every error is reported at once (§1.8). */
+const ALWAYS = { when: () => true };
+const stringOrUndefined = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/** `re_<field>` must equal `<field>` (compared as e-mail addresses are: trimmed, lower case). */
+function retypedEmail(field: string, retype: string) {
+  return (raw: Record<string, unknown>, ctx: z.core.$RefinementCtx) => {
+    const a = raw[field];
+    const b = raw[retype];
+    if (typeof a === 'string' && typeof b === 'string' && b.trim().toLowerCase() !== a.trim().toLowerCase()) {
+      ctx.addIssue({ code: 'custom', message: 'The two e-mail fields didn’t match.', path: [retype] });
+    }
+  };
+}
+
+/** POST /api/users/ (registration). */
+export const registrationBody = withPasswordRules(
+  z.strictObject({ email: email(), username: username(), password: password(), re_password: anyString() }),
+  { password: 'password', retype: 're_password', username: 'username', email: 'email' },
+);
+
+/** The caller's own account: `username` only. */
+export const selfBody = z.strictObject({ username: username() });
+export const selfPatchBody = selfBody.partial();
+
+/** An administrator on another user. */
+export const adminUserBody = z.strictObject({ username: username(), email: email(), role: z.enum(ROLES), is_active: z.boolean() });
+export const adminUserPatchBody = adminUserBody.partial();
+
+export const deleteSelfBody = z.strictObject({ current_password: anyString() });
+
+/** `set_password`: the rules apply to the new password against the caller's username and e-mail (see the handler). */
+export const setPasswordBody = z.strictObject({ current_password: anyString(), new_password: password(), re_new_password: anyString() });
+
+export const setEmailBody = z
+  .strictObject({ current_password: anyString(), new_email: email(), re_new_email: anyString() })
+  .superRefine(retypedEmail('new_email', 're_new_email'), ALWAYS);
+
+export const emailBody = z.strictObject({ email: email() });
+export const uidTokenBody = z.strictObject({ uid: anyString(), token: anyString() });
+export const resetPasswordConfirmBody = z.strictObject({ uid: anyString(), token: anyString(), new_password: password(), re_new_password: anyString() });
+export const resetEmailBody = z
+  .strictObject({ email: email(), password: anyString(), new_email: email(), re_new_email: anyString() })
+  .superRefine(retypedEmail('new_email', 're_new_email'), ALWAYS);
+
+/** POST /api/tokens/jwt/create/ etc.: only types are checked before credentials (§4.19). */
+export const signInBody = z.strictObject({ email: anyString(), password: anyString() });
+export const refreshBody = z.strictObject({ refresh: anyString() });
+export const verifyBody = z.strictObject({ token: anyString() });
+
+/** Password rule violations of a new password for an existing user, as field errors. */
+export function newPasswordErrors(field: string, retypeField: string, v: { pw: string; retype: string }, user: { username: string; email: string }) {
+  const errors: Record<string, string[]> = {};
+  const problems = passwordProblems(v.pw, user);
+  if (problems.length > 0) errors[field] = problems;
+  if (v.retype !== v.pw) errors[retypeField] = ['The two password fields didn’t match.'];
+  return errors;
+}

@@ -1,0 +1,244 @@
+/**
+ * The account e-mails of API.md §6 (E1–E9) as typed templates. A message names its template and
+ * carries the data that template needs; `render` turns it into a subject, a UTF-8 plain-text body
+ * and an HTML alternative with the same content (every interpolated value HTML-escaped).
+ *
+ * Rules of §6 kept here: exact subjects; links to `{frontend}` (env FRONTEND_URL, the deployment's
+ * front-end base URL); e-mails that carry a token have the link and, each on its own line,
+ * `uid: <uid>` and `token: <token>`; addresses other than the recipient's are masked
+ * (`j***@example.org`); times are UTC. No password and no JWT ever reaches a template: the data
+ * schemas below admit neither (uid and token are `[A-Za-z0-9_-]` only, so no dotted JWT).
+ */
+import * as z from 'zod';
+
+const opaque = z.string().regex(/^[A-Za-z0-9_-]+$/).max(200);
+const username = z.string().min(1).max(100);
+const address = z.string().min(3).max(254).regex(/^[^@\s]+@[^@\s]+$/);
+const time = z.iso.datetime();
+
+/** The data of each template, by id (API.md §6). */
+export const TEMPLATE_DATA = {
+  /** Activation: registration, `resend_activation`. */
+  E1: z.strictObject({ username, uid: opaque, token: opaque }),
+  /** Registration / e-mail change with an address that already has an account. No token. */
+  E2: z.strictObject({}),
+  /** The account was activated. */
+  E3: z.strictObject({ username }),
+  /** Password reset. */
+  E4: z.strictObject({ username, uid: opaque, token: opaque }),
+  /** The password was changed. */
+  E5: z.strictObject({ username, changed_at: time }),
+  /** Confirm a new address (sent to the new address). */
+  E6: z.strictObject({ username, new_email: address, uid: opaque, token: opaque }),
+  /** An e-mail change was requested (sent to the current address). */
+  E7: z.strictObject({ username, new_email: address }),
+  /** The e-mail address was changed (sent to the old address). */
+  E8: z.strictObject({ username, new_email: address, changed_at: time }),
+  /** The account was deleted. */
+  E9: z.strictObject({ username, deleted_at: time }),
+} as const;
+
+export type TemplateId = keyof typeof TEMPLATE_DATA;
+export const TEMPLATE_IDS = Object.keys(TEMPLATE_DATA) as TemplateId[];
+
+const messageOf = <T extends TemplateId>(template: T) =>
+  z.strictObject({ template: z.literal(template), to: address, data: TEMPLATE_DATA[template] });
+
+/** Parses a message (e.g. as read back from the outbox); throws when it is not a valid one. */
+export const emailMessageSchema = z.discriminatedUnion('template', [
+  messageOf('E1'),
+  messageOf('E2'),
+  messageOf('E3'),
+  messageOf('E4'),
+  messageOf('E5'),
+  messageOf('E6'),
+  messageOf('E7'),
+  messageOf('E8'),
+  messageOf('E9'),
+]);
+
+/** One e-mail to send: its template, its data and its recipient. */
+export type EmailMessage = z.infer<typeof emailMessageSchema>;
+
+export const parseEmailMessage = (value: unknown): EmailMessage => emailMessageSchema.parse(value);
+
+export const SUBJECTS: Record<TemplateId, string> = {
+  E1: 'Activate your account',
+  E2: 'You already have an account',
+  E3: 'Your account is active',
+  E4: 'Reset your password',
+  E5: 'Your password was changed',
+  E6: 'Confirm your new email address',
+  E7: 'Email change requested',
+  E8: 'Your email address was changed',
+  E9: 'Your account was deleted',
+};
+
+export interface Rendered {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** `j***@example.org`: the first character of the local part, `***@`, the domain (API.md §6). */
+export function maskAddress(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  return `${Array.from(email.slice(0, at))[0]}***@${email.slice(at + 1)}`;
+}
+
+/** A time as `2025-01-31 18:04:05 UTC`. */
+export function utc(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) throw new Error('not a time');
+  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** `{frontend}`: the front-end base URL (FRONTEND_URL, without a trailing slash). */
+export function frontendUrl(): string {
+  const url = process.env.FRONTEND_URL;
+  if (!url) throw new Error('FRONTEND_URL is not set');
+  return url.replace(/\/+$/, '');
+}
+
+/*
+ * A body is a list of blocks, written once and rendered twice (text and HTML), so both always
+ * say the same thing. Text of a block is literal; values are interpolated through `v`.
+ */
+type Part = string | { value: string } | { link: string };
+type Block = { p: Part[] } | { lines: Part[][] };
+
+const v = (value: string): Part => ({ value });
+const link = (url: string): Part => ({ link: url });
+const p = (...parts: Part[]): Block => ({ p: parts });
+const tokenLines = (uid: string, token: string): Block => ({ lines: [['uid: ', v(uid)], ['token: ', v(token)]] });
+
+function partText(part: Part): string {
+  return typeof part === 'string' ? part : 'value' in part ? part.value : part.link;
+}
+
+function partHtml(part: Part): string {
+  if (typeof part === 'string') return escapeHtml(part);
+  if ('value' in part) return escapeHtml(part.value);
+  const url = escapeHtml(part.link);
+  return `<a href="${url}">${url}</a>`;
+}
+
+function toText(blocks: Block[]): string {
+  return `${blocks.map((b) => ('p' in b ? b.p.map(partText).join('') : b.lines.map((l) => l.map(partText).join('')).join('\n'))).join('\n\n')}\n`;
+}
+
+function toHtml(subject: string, blocks: Block[]): string {
+  const body = blocks
+    .map((b) =>
+      'p' in b
+        ? `<p>${b.p.map(partHtml).join('')}</p>`
+        : `<p style="font-family:monospace">${b.lines.map((l) => l.map(partHtml).join('')).join('<br>\n')}</p>`,
+    )
+    .join('\n');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+const hello = (name: string) => p('Hello ', v(name), ',');
+const signature = p('— The catalogue team');
+
+function blocksOf(message: EmailMessage, frontend: string): Block[] {
+  switch (message.template) {
+    case 'E1': {
+      const { username: name, uid, token } = message.data;
+      return [
+        hello(name),
+        p('Thank you for registering the account ', v(name), '. To activate it, open this link:'),
+        p(link(`${frontend}/activate/${uid}/${token}`)),
+        p('The link is valid for 24 hours. If the link does not open, enter these values on the activation page:'),
+        tokenLines(uid, token),
+        p('If you did not register, ignore this e-mail: the account stays inactive.'),
+        signature,
+      ];
+    }
+    case 'E2':
+      return [
+        p('Hello,'),
+        p('Someone tried to register or to move an account to this e-mail address, but an account with this address already exists.'),
+        p('If that was you, sign in with this address at ', link(frontend), '. If you have forgotten your password, reset it there ("Forgot password"): a reset link will be sent to this address.'),
+        p('If it was not you, you can ignore this e-mail: nothing was changed.'),
+        signature,
+      ];
+    case 'E3':
+      return [
+        hello(message.data.username),
+        p('Your account ', v(message.data.username), ' is active. You can now sign in at ', link(frontend), '.'),
+        signature,
+      ];
+    case 'E4': {
+      const { username: name, uid, token } = message.data;
+      return [
+        hello(name),
+        p('We received a request to reset the password of your account. To choose a new password, open this link:'),
+        p(link(`${frontend}/password/reset/confirm/${uid}/${token}`)),
+        p('The link is valid for 1 hour. If the link does not open, enter these values on the password reset page:'),
+        tokenLines(uid, token),
+        p('Please ignore this e-mail if you did not ask for it: your password stays as it is.'),
+        signature,
+      ];
+    }
+    case 'E5':
+      return [
+        hello(message.data.username),
+        p('The password of your account was changed on ', v(utc(message.data.changed_at)), '.'),
+        p('If this was not you, reset your password at once at ', link(frontend), ' ("Forgot password").'),
+        signature,
+      ];
+    case 'E6': {
+      const { username: name, new_email, uid, token } = message.data;
+      return [
+        hello(name),
+        p('You asked to change the e-mail address of your account to ', v(new_email), '. To confirm this new address, open this link:'),
+        p(link(`${frontend}/email/reset/confirm/${uid}/${token}`)),
+        p('The link is valid for 24 hours. If the link does not open, enter these values on the confirmation page:'),
+        tokenLines(uid, token),
+        p('If you did not ask for this change, ignore this e-mail: the address of the account stays as it is.'),
+        signature,
+      ];
+    }
+    case 'E7':
+      return [
+        hello(message.data.username),
+        p('Someone asked to change the e-mail address of your account to ', v(maskAddress(message.data.new_email)), '. The change takes effect only when it is confirmed from the new address.'),
+        p('If this was not you, change your password at once at ', link(frontend), '.'),
+        signature,
+      ];
+    case 'E8':
+      return [
+        hello(message.data.username),
+        p('The e-mail address of your account was changed to ', v(maskAddress(message.data.new_email)), ' on ', v(utc(message.data.changed_at)), '. E-mails about the account now go to the new address.'),
+        p('If you did not make this change, someone else may have access to your account: contact the catalogue team.'),
+        signature,
+      ];
+    case 'E9':
+      return [
+        hello(message.data.username),
+        p('Your account ', v(message.data.username), ' was deleted on ', v(utc(message.data.deleted_at)), ', with its profile, lists and reviews.'),
+        p('If you did not expect this, contact the catalogue team.'),
+        signature,
+      ];
+  }
+}
+
+/** The subject, text and HTML of a message (`frontend` defaults to FRONTEND_URL). */
+export function render(message: EmailMessage, frontend: string = frontendUrl()): Rendered {
+  const subject = SUBJECTS[message.template];
+  const blocks = blocksOf(message, frontend.replace(/\/+$/, ''));
+  return { subject, text: toText(blocks), html: toHtml(subject, blocks) };
+}
