@@ -3,26 +3,12 @@
  * account has this address, E4 goes to it with a password-reset token; older reset tokens become
  * stale. Accounts without a usable password (social sign-in) can set one this way.
  */
-import { issueEmailToken } from '../../shared/auth/email-tokens.js';
-import { commit } from '../../shared/db/records.js';
-import { getUserByEmail, replaceUserPlan } from '../../shared/db/users.js';
-import { withNonce } from '../../shared/domain/accounts.js';
-import { mail, retrying } from '../../shared/http/accounts.js';
+import { mailNewToken } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { routes } from './routes.js';
 
 const resetPassword: Operation<typeof routes.reset_password> = async (req) => {
-  const { email } = req.body();
-  await retrying(async () => {
-    const user = await getUserByEmail(email);
-    if (!user || !user.record.is_active) return;
-    const u = user.record;
-    const { token, nonce } = await issueEmailToken(u.id, 'password_reset');
-    await commit(
-      replaceUserPlan(user, u, withNonce(user.priv, 'password_reset', nonce)),
-      mail({ template: 'E4', to: u.email, data: { username: u.username, uid: u.id, token } }),
-    );
-  });
+  await mailNewToken(req.body().email, 'password_reset', 'E4', (user) => user.record.is_active);
   return { status: 204 };
 };
 

@@ -276,3 +276,26 @@ export async function startEmailChange(userId: string, newEmail: string): Promis
     );
   });
 }
+
+/**
+ * Sends a new e-mailed token of `purpose` (in e-mail `template`) to the account with this
+ * address when `eligible` says so; the account's older tokens of the purpose become stale. Does
+ * nothing otherwise — the caller answers the same either way (no account enumeration).
+ */
+export async function mailNewToken(
+  email: string,
+  purpose: Purpose,
+  template: 'E1' | 'E4',
+  eligible: (user: StoredUser) => boolean,
+): Promise<void> {
+  await retrying(async () => {
+    const user = await getUserByEmail(email);
+    if (!user || !eligible(user)) return;
+    const u = user.record;
+    const { token, nonce } = await issueEmailToken(u.id, purpose);
+    await commit(
+      replaceUserPlan(user, u, withNonce(user.priv, purpose, nonce)),
+      mail({ template, to: u.email, data: { username: u.username, uid: u.id, token } }),
+    );
+  });
+}
