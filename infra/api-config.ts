@@ -1,7 +1,10 @@
 /**
  * Settings of the API Gateway HTTP API that both the CDK app and the local server apply, so the
- * local emulation behaves like the deployed gateway.
+ * local emulation behaves like the deployed gateway; and the gateway's and the edge's limits.
  */
+import type { RouteDecl } from '../shared/http/route.js';
+import { needsCaller, POLICIES, type PolicyName } from '../shared/http/rate-limits.js';
+
 export const AUTHORIZER = {
   /**
    * No identity source and no result caching: the authorizer runs on every request of a
@@ -24,8 +27,54 @@ export const SECRET_NAMES = {
   social: 'social-secrets',
 } as const;
 
+export interface Throttle {
+  /** Requests per second, sustained. */
+  rateLimit: number;
+  /** Requests at once (the token bucket's size). */
+  burstLimit: number;
+}
+
 /** API-wide throttling (the general rate limits of API.md §7.2 are enforced at the edge). */
-export const THROTTLE = { rateLimit: 200, burstLimit: 400 };
+export const THROTTLE: Throttle = { rateLimit: 200, burstLimit: 400 };
+
+/**
+ * Stricter throttling of single routes: those whose specific rate-limit policy (API.md §7.2)
+ * counts per client address or submitted e-mail address, i.e. the operations anyone may call
+ * (sign-in, token, registration, mail-request, confirm, social). API Gateway applies it to all
+ * clients of a route together, on the stage: it caps what a flood from many addresses can cost
+ * (password hashing, e-mails, calls to identity providers) where the functions' counters, which
+ * count per client, cannot.
+ */
+export const ROUTE_THROTTLE: Throttle = { rateLimit: 10, burstLimit: 20 };
+
+/**
+ * Policies whose routes get other numbers than ROUTE_THROTTLE. Every signed-in client refreshes
+ * its access token every 15 minutes: 50 per second carries about 45,000 active sessions.
+ */
+export const ROUTE_THROTTLE_BY_POLICY: Readonly<Partial<Record<PolicyName, Throttle>>> = {
+  token: { rateLimit: 50, burstLimit: 100 },
+};
+
+/** The stricter throttling of a route, derived from its declaration; undefined: the stage's. */
+export function routeThrottle(route: Pick<RouteDecl, 'rateLimit'>): Throttle | undefined {
+  if (!route.rateLimit) return undefined;
+  const policy = route.rateLimit.policy;
+  if (POLICIES[policy].some((limit) => needsCaller(limit.dimension))) return undefined;
+  return ROUTE_THROTTLE_BY_POLICY[policy] ?? ROUTE_THROTTLE;
+}
+
+/**
+ * The general policies of API.md §7.2 as the edge enforces them (infra/aws/edge.ts, AWS WAF
+ * rate-based rules over a window of `window` seconds). `anonymous` counts requests without an
+ * Authorization header per client address; `signedIn` counts requests with one per header value,
+ * at the trusted limit (the member limit of 300 cannot be told apart at the edge, which does not
+ * read tokens); `perAddress` counts every request per client address, so that sending a new
+ * made-up header with every request does not escape both.
+ */
+export const EDGE_LIMITS = { window: 60, anonymous: 120, signedIn: 1200, perAddress: 2400 } as const;
+
+/** Retry-After (seconds) of the edge's 429: a rate-based rule blocks for at least its window. */
+export const EDGE_RETRY_AFTER = EDGE_LIMITS.window;
 
 /**
  * The environment variables the shared code reads. The CDK app sets them per function (only those

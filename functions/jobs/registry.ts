@@ -2,6 +2,7 @@
  * Scheduled jobs (API.md §5.5, DESIGN.md §5): one declaration per job. The CDK app creates one
  * function and one EventBridge rule for each entry; the local scheduler (infra/local/scheduler.ts)
  * runs the same modules. Later issues add entries here (season, schedule and ranking refreshes).
+ * `cron(…)` times are UTC.
  */
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -29,5 +30,13 @@ export const JOBS: readonly JobDecl[] = [
     // Locally every few seconds, so a retry is sent soon after it becomes due.
     localPeriodSeconds: 5,
     sendsMail: true,
+  },
+  {
+    name: 'cleanup',
+    entry: 'functions/jobs/cleanup.ts',
+    schedule: 'cron(0 3 * * ? *)',
+    description: 'Deletes accounts never activated within 30 days of their registration',
+    // Locally every hour: a local store rarely lives 30 days, but a long-running one is kept tidy.
+    localPeriodSeconds: 3600,
   },
 ];

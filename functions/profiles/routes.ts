@@ -44,6 +44,7 @@ export const routes = {
     name: 'profiles.my-profile', method: 'GET', path: '/api/profiles/my-profile/', access: 'member',
     summary: "Retrieve the authenticated user's profile", description: 'Created blank first if the profile was removed.',
     response: { ...profile, fields: PROFILE_FIELDS },
+    writes: true,
   }),
   'update-profile': defineRoute({
     name: 'profiles.update-profile', method: 'PATCH', path: '/api/profiles/update-profile/', access: 'member',

@@ -20,6 +20,9 @@ export const routes = {
     cache: 'private',
     errors: ['not-found'],
     rateLimit: { policy: 'social' },
+    // The provider's configuration (discovery, authorization URL); no client secret.
+    uses: ['social-providers'],
+    writes: 'put',
   }),
   finish: defineRoute({
     name: 'socials.finish', method: 'POST', path, access: 'credentials',
@@ -35,5 +38,7 @@ export const routes = {
     },
     errors: ['not-found', 'validation-error', 'account-inactive'],
     rateLimit: { policy: 'social' },
+    // The code exchange authenticates as the provider's client; the result is a new token pair.
+    uses: ['social-providers', 'social-secrets', 'signing-key'],
   }),
 } satisfies Record<string, RouteDecl>;

@@ -14,6 +14,7 @@ export const routes = {
   jwks: defineRoute({
     name: 'support.jwks', method: 'GET', path: '/.well-known/jwks.json', access: 'credentials',
     summary: 'The public keys that sign tokens (JWK Set)', cache: 'static',
+    uses: ['public-keys'],
     response: {
       status: 200,
       schema: z.object({

@@ -13,6 +13,7 @@ export const routes = {
     body: signInBody, response: { status: 200, schema: tokenPair, etag: false },
     errors: ['validation-error', 'invalid-credentials', 'account-inactive'],
     rateLimit: { policy: 'sign-in' },
+    uses: ['signing-key'],
   }),
   refresh: defineRoute({
     name: 'tokens.refresh', method: 'POST', path: '/api/tokens/jwt/refresh/', access: 'credentials',
@@ -21,6 +22,8 @@ export const routes = {
     body: refreshBody, response: { status: 200, schema: tokenPair, etag: false },
     errors: ['validation-error', 'invalid-token'],
     rateLimit: { policy: 'token' },
+    // Verifies the refresh token it is given, then mints the next pair.
+    uses: ['public-keys', 'signing-key'],
   }),
   verify: defineRoute({
     name: 'tokens.verify', method: 'POST', path: '/api/tokens/jwt/verify/', access: 'credentials',
@@ -29,5 +32,6 @@ export const routes = {
     body: verifyBody, response: { status: 200, schema: z.object({}), etag: false },
     errors: ['validation-error', 'invalid-token'],
     rateLimit: { policy: 'token' },
+    uses: ['public-keys'],
   }),
 } satisfies Record<string, RouteDecl>;

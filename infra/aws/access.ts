@@ -1,9 +1,11 @@
 /**
- * What each function may touch (DESIGN.md §6, least privilege), derived from its route
- * declaration. This is the one place to change when a route starts needing more: e.g. when
- * the token-minting operations arrive, add their names to SIGNS_TOKENS.
+ * What each function may touch (DESIGN.md §6, least privilege), derived from the facts of its
+ * route declaration (shared/http/route.ts) and nothing else: the method, `access`,
+ * `response.page`, `rateLimit`, `writes` and `uses`. No route is named here: a route that starts
+ * needing more says so in its declaration (e.g. `uses: ['signing-key']`).
  */
-import type { RouteDecl } from '../../shared/http/route.js';
+import { FUNCTION_ENV } from '../api-config.js';
+import type { Capability, RouteDecl } from '../../shared/http/route.js';
 
 /** Reads of the table (TransactGetItems is authorised per item as GetItem). */
 export const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
@@ -15,66 +17,48 @@ export const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamod
  */
 export const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'] as const;
 
-/** GET operations that store something all the same: the start of social sign-in keeps its state (PutItem). */
-const GET_PUTS: ReadonlySet<string> = new Set(['socials.start']);
+/**
+ * The table actions of a route's function: reads and writes for every method but GET. A GET
+ * reads; with a rate-limit policy it also counts its requests (UpdateItem,
+ * shared/db/rate-counters.ts); `writes: 'put'` adds PutItem, `writes: true` every write.
+ */
+export function tableActions(route: Pick<RouteDecl, 'method' | 'rateLimit' | 'writes'>): readonly string[] {
+  if (route.method !== 'GET' || route.writes === true) return [...TABLE_READ, ...TABLE_WRITE];
+  return [...TABLE_READ, ...(route.writes === 'put' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
+}
+
+/** The secrets of the stack, by their property in CatalogueSecrets (secrets.ts). */
+export type SecretKey = 'jwtPublic' | 'jwtPrivate' | 'cursor' | 'emailToken' | 'social';
+
+/** What a function is given for a capability: a secret (read permission and its ARN in `env`), or a setting in `env`. */
+export type Grant = { secret: SecretKey; env: string } | { setting: 'socialProviders'; env: string };
+
+/** Each capability of `RouteDecl.uses` and what it grants. */
+export const CAPABILITY_GRANTS: Readonly<Record<Capability, Grant>> = {
+  'public-keys': { secret: 'jwtPublic', env: FUNCTION_ENV.jwtPublic },
+  'signing-key': { secret: 'jwtPrivate', env: FUNCTION_ENV.jwtPrivate },
+  'email-tokens': { secret: 'emailToken', env: FUNCTION_ENV.emailTokenKey },
+  'social-providers': { setting: 'socialProviders', env: FUNCTION_ENV.socialProviders },
+  'social-secrets': { secret: 'social', env: FUNCTION_ENV.socialSecrets },
+};
+
+/** The cursor key: list operations sign and check pagination cursors with it (API.md §1.5). */
+export const CURSOR_GRANT: Grant = { secret: 'cursor', env: FUNCTION_ENV.cursor };
 
 /**
- * GET operations that write like other routes: `my-profile` creates the caller's blank profile
- * when it is absent (a transaction: record, claim, ordering entries, counter, user check).
+ * The capabilities of a route: those it declares, plus `public-keys` for public operations,
+ * which verify a token when one is sent (API.md §2.1; protected routes get the verified caller
+ * from the authorizer instead).
  */
-const GET_WRITES: ReadonlySet<string> = new Set(['profiles.my-profile']);
-
-/**
- * The table actions of a route's function: reads for GET, reads and writes otherwise; a GET
- * with a rate-limit policy also counts its requests (UpdateItem, shared/db/rate-counters.ts),
- * one of GET_PUTS puts its item, and one of GET_WRITES writes.
- */
-export function tableActions(route: Pick<RouteDecl, 'name' | 'method' | 'rateLimit'>): readonly string[] {
-  if (route.method !== 'GET' || GET_WRITES.has(route.name)) return [...TABLE_READ, ...TABLE_WRITE];
-  return [...TABLE_READ, ...(GET_PUTS.has(route.name) ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
+export function capabilitiesOf(route: Pick<RouteDecl, 'access' | 'uses'>): Set<Capability> {
+  const out = new Set<Capability>(route.uses ?? []);
+  if (route.access === 'public') out.add('public-keys');
+  return out;
 }
 
-/** List operations sign and check pagination cursors with the cursor key (API.md §1.5). */
-export function usesCursorKey(route: Pick<RouteDecl, 'response'>): boolean {
-  return route.response.page === true;
-}
-
-/**
- * Operations without `public` access that still read the public signing keys: the JWK Set
- * endpoint publishes them; `POST /api/tokens/jwt/verify/` and the refresh operation verify
- * tokens given in the body.
- */
-const READS_PUBLIC_KEYS: ReadonlySet<string> = new Set(['support.jwks', 'tokens.refresh', 'tokens.verify']);
-
-/**
- * Verifying tokens needs the public keys: public operations verify a token when one is sent
- * (API.md §2.1); protected routes get the verified caller from the authorizer instead.
- */
-export function readsPublicKeys(route: Pick<RouteDecl, 'name' | 'access'>): boolean {
-  return route.access === 'public' || READS_PUBLIC_KEYS.has(route.name);
-}
-
-/**
- * Operations that mint tokens and so read the private signing keys (API.md §2.2): sign-in,
- * refresh and the end of social sign-in.
- */
-const SIGNS_TOKENS: ReadonlySet<string> = new Set<string>(['tokens.create', 'tokens.refresh', 'socials.finish']);
-
-export function readsPrivateKeys(route: Pick<RouteDecl, 'name'>): boolean {
-  return SIGNS_TOKENS.has(route.name);
-}
-
-/** Social sign-in reads the provider configuration (both operations)… */
-export function readsSocialProviders(route: Pick<RouteDecl, 'name'>): boolean {
-  return route.name.startsWith('socials.');
-}
-
-/** …and the end of it the providers' client secrets (the code exchange). */
-export function readsSocialSecrets(route: Pick<RouteDecl, 'name'>): boolean {
-  return route.name === 'socials.finish';
-}
-
-/** Operations that issue or check e-mailed tokens (`uses: ['email-tokens']`) read their HMAC key (API.md §6). */
-export function usesEmailTokenKey(route: Pick<RouteDecl, 'uses'>): boolean {
-  return route.uses?.includes('email-tokens') === true;
+/** Everything a route's function is given besides the table, in a stable order. */
+export function routeGrants(route: Pick<RouteDecl, 'access' | 'uses' | 'response'>): Grant[] {
+  const capabilities = capabilitiesOf(route);
+  const grants = (Object.keys(CAPABILITY_GRANTS) as Capability[]).filter((c) => capabilities.has(c)).map((c) => CAPABILITY_GRANTS[c]);
+  return route.response.page === true ? [CURSOR_GRANT, ...grants] : grants;
 }

@@ -5,11 +5,13 @@
  * |------------------|-------------------------------------------------------------|--------------------|
  * | `stage`          | stage name, `[a-z][a-z0-9-]*`; part of every name            | `dev`              |
  * | `allowedOrigins` | CORS origins, comma separated, `*` for any (API.md §1.1)     | `*` on dev, none elsewhere |
- * | `publicBaseUrl`  | `{base}` of API.md (a custom domain)                         | the API endpoint   |
+ * | `publicBaseUrl`  | `{base}` of API.md (a custom domain)                         | the edge's URL with `edge`, else the API endpoint |
  * | `mailFrom`       | sender address or domain of the SES identity                | no identity        |
  * | `frontendUrl`    | `{frontend}` of API.md §6, where e-mailed links point; required with `mailFrom` | —  |
  * | `rateLimits`     | the specific rate limits (API.md §7.2): `off` or a JSON object of overrides (shared/http/rate-limits.ts) | the published values |
  * | `socialProviders`| the social sign-in providers (API.md §4.17): a JSON list (shared/auth/social.ts); client secrets go into the secret `<stage>/catalogue/social-secrets` | none |
+ * | `edge`           | `true`: CloudFront with the AWS WAF rate rules of the general limits in front of the API (edge.ts) | `false` |
+ * | `region`         | the region of the stage's stack (the edge's rules are always in us-east-1); needed with `edge` | the CLI's region |
  * | `nag`            | run the cdk-nag AwsSolutions checks during synthesis        | `false`            |
  */
 import type { Node } from 'constructs';
@@ -30,6 +32,10 @@ export interface StageConfig {
   rateLimits?: string;
   /** SOCIAL_PROVIDERS of the social sign-in functions; undefined: none. */
   socialProviders?: string;
+  /** CloudFront and AWS WAF in front of the HTTP API (edge.ts). */
+  edge: boolean;
+  /** The region of the stage's stack; undefined: environment-agnostic (the CLI's region). */
+  region?: string;
   nag: boolean;
 }
 
@@ -72,6 +78,11 @@ export function stageConfig(node: Node): StageConfig {
   const socialProviders = typeof socialContext === 'object' && socialContext !== null ? JSON.stringify(socialContext) : text(node, 'socialProviders');
   if (socialProviders !== undefined) parseProviders(socialProviders); // throws on a list the functions would refuse
 
+  const edge = text(node, 'edge') ?? 'false';
+  if (edge !== 'true' && edge !== 'false') throw new Error(`edge "${edge}" must be true or false`);
+  const region = text(node, 'region');
+  if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) throw new Error(`region "${region}" is not an AWS region name`);
+
   return {
     stage,
     allowedOrigins,
@@ -80,6 +91,8 @@ export function stageConfig(node: Node): StageConfig {
     frontendUrl: frontend?.replace(/\/+$/, ''),
     rateLimits,
     socialProviders,
+    edge: edge === 'true',
+    region,
     nag: text(node, 'nag') === 'true',
   };
 }

@@ -28,6 +28,14 @@ export const REASONS = {
     'Objects are written only by the upload function, whose requests are logged with their caller; server access logs would need a separate log bucket and are added with the public delivery of pictures.',
   providerInvokesVersions:
     'Granted by the CDK custom resource Provider: invoke on the signing-key handler and its versions (`<arn>:*`), that one function only.',
+  failureQueue:
+    'This queue is itself a dead-letter destination: the on-failure destination of a stream consumer’s event source mapping. Nothing consumes it automatically; its messages are kept 14 days for inspection and an alarm fires when one arrives.',
+  edgeGeoRestriction:
+    'A public catalogue API served worldwide (API.md): no country is excluded. Abuse is limited by the AWS WAF rate rules on this distribution and the throttling of the HTTP API.',
+  edgeAccessLogs:
+    'Every request that passes reaches the HTTP API, whose stage writes a JSON access log line for it; requests the AWS WAF rate rules block are logged by the web ACL (log group aws-waf-logs-<service>-<stage>). CloudFront access logs would record the same requests a third time in another bucket.',
+  edgeDefaultCertificate:
+    'The distribution is reached at its *.cloudfront.net name, whose default certificate fixes the viewer security policy; a minimum of TLS 1.2 needs a custom domain with its own certificate (an ACM certificate in us-east-1 and an alternate domain name), which the edge does not configure yet. Towards the origin it is HTTPS with TLS 1.2 only.',
 } as const;
 
 /** Acknowledges one cdk-nag finding on one construct (and its children). */

@@ -14,7 +14,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
-import { readsPrivateKeys, readsPublicKeys, readsSocialProviders, readsSocialSecrets, tableActions, usesCursorKey, usesEmailTokenKey } from './access.js';
+import { routeGrants, tableActions, type SecretKey } from './access.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 
@@ -31,7 +31,7 @@ export interface RouteGroupShared {
   authorizerId: string;
   catchAllIntegrationId: string;
   table: ITable;
-  secrets: { jwtPublic: ISecret; jwtPrivate: ISecret; cursor: ISecret; social: ISecret; emailToken: ISecret };
+  secrets: Readonly<Record<SecretKey, ISecret>>;
   /** SOCIAL_PROVIDERS of the social sign-in functions (config.ts `socialProviders`); undefined: none. */
   socialProviders?: string;
   /** Variables of every API function (base URL, CORS, logging). */
@@ -109,26 +109,14 @@ export class RouteGroupStack extends NestedStack {
 function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
   const environment: Record<string, string> = { ...shared.environment, [ENV.table]: shared.table.tableName };
   const statements = [tableStatement(shared.table, tableActions(route))];
-  if (usesCursorKey(route)) {
-    environment[ENV.cursor] = shared.secrets.cursor.secretArn;
-    statements.push(secretReadStatement(shared.secrets.cursor));
-  }
-  if (readsPublicKeys(route)) {
-    environment[ENV.jwtPublic] = shared.secrets.jwtPublic.secretArn;
-    statements.push(secretReadStatement(shared.secrets.jwtPublic));
-  }
-  if (readsPrivateKeys(route)) {
-    environment[ENV.jwtPrivate] = shared.secrets.jwtPrivate.secretArn;
-    statements.push(secretReadStatement(shared.secrets.jwtPrivate));
-  }
-  if (usesEmailTokenKey(route)) {
-    environment[ENV.emailTokenKey] = shared.secrets.emailToken.secretArn;
-    statements.push(secretReadStatement(shared.secrets.emailToken));
-  }
-  if (readsSocialProviders(route)) environment[ENV.socialProviders] = shared.socialProviders ?? '';
-  if (readsSocialSecrets(route)) {
-    environment[ENV.socialSecrets] = shared.secrets.social.secretArn;
-    statements.push(secretReadStatement(shared.secrets.social));
+  for (const grant of routeGrants(route)) {
+    if ('setting' in grant) {
+      environment[grant.env] = shared[grant.setting] ?? '';
+      continue;
+    }
+    const secret = shared.secrets[grant.secret];
+    environment[grant.env] = secret.secretArn;
+    statements.push(secretReadStatement(secret));
   }
   return { environment, statements };
 }

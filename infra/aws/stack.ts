@@ -1,8 +1,9 @@
 /**
  * The service's stack, one per stage (DESIGN.md §2, §7). The root stack holds what everything
  * shares: the HTTP API and its stage, the Lambda authorizer, the catch-all function (default
- * route), the table, the secrets, the pictures bucket, the SES identity, the scheduled jobs and
- * the stream consumers.
+ * route), the table, the secrets, the pictures bucket, the SES identity, the scheduled jobs,
+ * the stream consumers and, with `-c edge=true`, the CloudFront distribution in front of the API
+ * (its web ACL is in the stage's edge stack in us-east-1, edge.ts).
  * Each route group is a nested stack (route-group.ts) so that no template comes near
  * CloudFormation's 500-resource limit as the routes grow to 151 and beyond.
  *
@@ -15,6 +16,7 @@ import {
   AuthorizerPayloadVersion,
   CfnIntegration,
   CfnRoute,
+  type CfnStage,
   HttpApi,
   HttpAuthorizer,
   HttpAuthorizerType,
@@ -29,8 +31,9 @@ import { STREAM_CONSUMERS, type StreamConsumerDecl } from '../../functions/strea
 import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
-import { AUTHORIZER, THROTTLE } from '../api-config.js';
+import { AUTHORIZER, routeThrottle, THROTTLE } from '../api-config.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';
+import { ApiEdge, EdgeStack, edgeStackName } from './edge.js';
 import { MailIdentity } from './email.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { ScheduledJobs } from './jobs.js';
@@ -54,6 +57,8 @@ export interface CatalogueStackProps extends StackProps {
    * Only tests that synthesize declarations without handler modules set it.
    */
   entry?: (route: RouteDecl) => string;
+  /** The stage's edge stack (`-c edge=true`): a CloudFront distribution with its web ACL fronts the API. */
+  edge?: EdgeStack;
 }
 
 /** `<service>-<stage>`: the stack name of a stage. */
@@ -92,11 +97,15 @@ export class CatalogueStack extends Stack {
   readonly streams: StreamConsumers;
   /** The sender of account e-mails (only with `-c mailFrom=…`). */
   readonly mail?: MailIdentity;
+  /** The CloudFront distribution in front of the API (only with `-c edge=true`). */
+  readonly edge?: ApiEdge;
+  /** The stricter throttling of single routes, by route key (`POST /api/tokens/jwt/create/`). */
+  readonly routeThrottles: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
   /** The nested stack of each route group, by group name. */
   readonly groups = new Map<string, RouteGroupStack>();
 
   constructor(scope: Construct, id: string, props: CatalogueStackProps) {
-    super(scope, id, { description: `Anime & manga catalogue API (${props.config.stage})`, ...props });
+    super(scope, id, { description: `Anime & manga catalogue API (${props.config.stage})`, crossRegionReferences: props.edge !== undefined, ...props });
     const { config } = props;
     const keep = keepsData(config);
     const logRemovalPolicy = keep ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
@@ -130,7 +139,15 @@ export class CatalogueStack extends Stack {
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
     });
 
-    const baseUrl = config.publicBaseUrl ?? this.api.apiEndpoint;
+    // The edge: CloudFront with the web ACL of the stage's edge stack (edge.ts); its URL is `{base}`.
+    if (props.edge) {
+      this.edge = new ApiEdge(this, 'Edge', {
+        apiDomain: `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`,
+        webAclArn: props.edge.webAcl.attrArn,
+        stage: config.stage,
+      });
+    }
+    const baseUrl = config.publicBaseUrl ?? this.edge?.url ?? this.api.apiEndpoint;
     const common = {
       [ENV.baseUrl]: baseUrl,
       [ENV.corsOrigins]: config.allowedOrigins,
@@ -214,7 +231,18 @@ export class CatalogueStack extends Stack {
       // Functions that verify tokens must not serve before the signing keys exist.
       nested.node.addDependency(this.secrets.signingKeys);
       this.groups.set(group, nested);
+      // Stricter throttling of the routes anyone may call with credentials (api-config.ts). A
+      // stage's route settings may only name routes that exist: the stage waits for the group.
+      let throttled = false;
+      for (const entry of entries) {
+        const throttle = entry.route && routeThrottle(entry.route);
+        if (!throttle) continue;
+        this.routeThrottles[`${entry.method} ${entry.path}`] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+        throttled = true;
+      }
+      if (throttled) this.stage.node.addDependency(nested);
     }
+    if (Object.keys(this.routeThrottles).length > 0) (this.stage.node.defaultChild as CfnStage).routeSettings = this.routeThrottles;
 
     this.jobs = new ScheduledJobs(this, 'Jobs', {
       jobs: props.jobs ?? JOBS,
@@ -233,6 +261,7 @@ export class CatalogueStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { description: 'Stage URL (the execute-api endpoint)', value: this.stage.url });
     new CfnOutput(this, 'PublicBaseUrl', { description: '{base} of the API (PUBLIC_BASE_URL)', value: baseUrl });
+    if (this.edge) new CfnOutput(this, 'EdgeUrl', { description: 'The CloudFront distribution in front of the API (AWS WAF rate rules)', value: this.edge.url });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'PicturesBucket', { value: this.pictures.bucket.bucketName });
   }
@@ -257,3 +286,21 @@ export function groupRoutes(routes: readonly RouteDecl[]): Map<string, GatewayRo
 }
 
 export const groupOf = (route: Pick<RouteDecl, 'name'>) => route.name.split('.')[0]!;
+
+/** Options of addStage beyond the stage's settings (tests synthesize other declarations). */
+export type StageOptions = Pick<CatalogueStackProps, 'routes' | 'jobs' | 'streams' | 'entry'>;
+
+/**
+ * The stacks of one stage: `catalogue-api-<stage>`, and with `edge` first its edge stack
+ * `catalogue-api-<stage>-edge` in us-east-1 (edge.ts). The edge's reference between regions
+ * needs the stage's region at synthesis: context `region`, else the CLI's (CDK_DEFAULT_REGION).
+ * Without the edge the stage's stack stays environment-agnostic unless `region` is given.
+ */
+export function addStage(app: Construct, config: StageConfig, options: StageOptions = {}): { stack: CatalogueStack; edge?: EdgeStack } {
+  const region = config.region ?? (config.edge ? process.env.CDK_DEFAULT_REGION : undefined);
+  if (config.edge && !region) throw new Error('edge=true needs the region of the stage: set -c region=… (or run the CDK CLI with a region configured)');
+  // The account stays the CLI's (both stacks in the same one); only the regions are fixed.
+  const edge = config.edge ? new EdgeStack(app, edgeStackName(config.stage), { config }) : undefined;
+  const stack = new CatalogueStack(app, stackName(config.stage), { config, env: region ? { region } : undefined, edge, ...options });
+  return { stack, edge };
+}

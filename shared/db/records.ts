@@ -170,6 +170,9 @@ const plan = (entries: [object, Meaning][]): WritePlan => ({ items: entries.map(
 /** A plan of one item (e.g. an outbox message written with a state change). */
 export const itemPlan = (item: object, meaning: Meaning = null): WritePlan => plan([[item, meaning]]);
 
+/** Several plans as one (their items in order). */
+export const joinPlans = (...plans: WritePlan[]): WritePlan => ({ items: plans.flatMap((p) => p.items), meanings: plans.flatMap((p) => p.meanings) });
+
 function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r: R, rev: number, priv?: Record<string, unknown>): Item {
   return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...(u.carry ? { rec: r, rev, ...(priv ? { priv } : {}) } : {}) };
 }

@@ -8,19 +8,35 @@
  * version every token carries (raising it revokes all of a user's tokens), revoked refresh-token
  * families, the nonce of the current e-mailed token of each purpose, a pending e-mail change, and
  * whether the account was ever activated.
+ *
+ * Pending registrations (accounts never activated, removed by the cleanup job after 30 days,
+ * API.md §5.5) have an entry in one partition, sorted by registration time:
+ *
+ *   pending   pk = USER#PENDING   sk = <created_at>#<id>   { id, created_at }
+ *
+ * The user plans below keep it in step with the account: it is put by the transaction that
+ * creates a pending account, and deleted by the one that activates it (activation, an
+ * administrator's `is_active: true`, social sign-in linking it) or deletes it. So the accounts
+ * registered before a given time are one Query away, without a Scan.
  */
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Purpose } from '../auth/email-tokens.js';
 import type { Role } from '../auth/roles.js';
 import { uniquenessKey } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
+import { db, tableName } from './client.js';
 import type { IndexPage } from './index-query.js';
 import {
   commit,
   createPlan,
+  del,
   deletePlan,
   getByUnique,
   getRecord,
+  itemPlan,
+  joinPlans,
   listRecords,
+  put,
   recordKeyOf,
   replacePlan,
   storedFromItem,
@@ -113,13 +129,83 @@ export async function getUserByUsername(username: string): Promise<StoredUser | 
   return withPrivate(await getByUnique(users, 'username', usernameKey(username)));
 }
 
-export const createUserPlan = (user: UserRecord, priv: UserPrivate): WritePlan => createPlan(users, user, { ...priv } as Record<string, unknown>);
+// ---------------------------------------------------------------------------------------------
+// Pending registrations
 
-/** Replaces the user (at the revision read) and its private attributes. */
-export const replaceUserPlan = (before: StoredUser, after: UserRecord, priv: UserPrivate = before.priv): WritePlan =>
-  replacePlan(users, before, after, prune({ ...priv }) as unknown as Record<string, unknown>);
+const PENDING_PK = 'USER#PENDING';
+const pendingKey = (u: Pick<UserRecord, 'id' | 'created_at'>): ItemKey => ({ pk: PENDING_PK, sk: `${u.created_at}#${u.id}` });
 
-export const deleteUserPlan = (stored: StoredUser): WritePlan => deletePlan(users, stored);
+/**
+ * A registration waiting for its activation: not active and never activated. (An account an
+ * administrator deactivated was activated once; it is not pending.)
+ */
+export const isPendingRegistration = (user: Pick<UserRecord, 'is_active'>, priv: Pick<UserPrivate, 'activated_at'>): boolean =>
+  !user.is_active && priv.activated_at === null;
+
+const putPending = (u: UserRecord) => itemPlan(put({ ...pendingKey(u), id: u.id, created_at: u.created_at }));
+const deletePending = (u: UserRecord) => itemPlan(del(pendingKey(u)));
+
+/** The entry of a pending registration, as the cleanup job reads it. */
+export interface PendingEntry {
+  id: string;
+  created_at: string;
+  /** The entry's sort key (where the next page starts). */
+  sk: string;
+}
+
+/**
+ * Pending registrations made before `before` (ISO time), oldest first, `limit` per page, from
+ * after the entry whose sort key is `after`. One Query of the pending partition, consistent.
+ */
+export async function pendingRegistrations(before: string, limit: number, after?: string): Promise<{ entries: PendingEntry[]; more: boolean }> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      // `<created_at>#<id>` < `<before>` exactly when created_at < before ('#' sorts before every
+      // character of an ISO time, and the times have one length).
+      KeyConditionExpression: 'pk = :pk AND sk < :before',
+      ExpressionAttributeValues: { ':pk': PENDING_PK, ':before': before },
+      ...(after ? { ExclusiveStartKey: { pk: PENDING_PK, sk: after } } : {}),
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  const entries = (out.Items ?? []).map((item) => ({ id: String(item.id), created_at: String(item.created_at), sk: String(item.sk) }));
+  return { entries, more: out.LastEvaluatedKey !== undefined };
+}
+
+/** Removes an entry whose account is no longer pending (activated or deleted meanwhile). */
+export async function removePendingEntry(entry: Pick<PendingEntry, 'sk'>): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: PENDING_PK, sk: entry.sk } }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes (each keeps the pending entry in step)
+
+/** Creates the user; a pending registration gets its pending entry in the same transaction. */
+export function createUserPlan(user: UserRecord, priv: UserPrivate): WritePlan {
+  const create = createPlan(users, user, { ...priv } as Record<string, unknown>);
+  return isPendingRegistration(user, priv) ? joinPlans(create, putPending(user)) : create;
+}
+
+/**
+ * Replaces the user (at the revision read) and its private attributes. Activating a pending
+ * registration removes its pending entry in the same transaction.
+ */
+export function replaceUserPlan(before: StoredUser, after: UserRecord, priv: UserPrivate = before.priv): WritePlan {
+  const replace = replacePlan(users, before, after, prune({ ...priv }) as unknown as Record<string, unknown>);
+  const was = isPendingRegistration(before.record, before.priv);
+  const is = isPendingRegistration(after, priv);
+  if (was && !is) return joinPlans(replace, deletePending(before.record));
+  if (!was && is) return joinPlans(replace, putPending(after));
+  return replace;
+}
+
+/** Deletes the user (at the revision read), with its pending entry if it has one. */
+export function deleteUserPlan(stored: StoredUser): WritePlan {
+  const remove = deletePlan(users, stored);
+  return isPendingRegistration(stored.record, stored.priv) ? joinPlans(remove, deletePending(stored.record)) : remove;
+}
 
 /** A condition that the user is unchanged since it was read (for writes that copy its username). */
 export const userUnchangedPlan = (stored: StoredUser): WritePlan => unchangedPlan(users, stored);

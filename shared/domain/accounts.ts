@@ -29,7 +29,13 @@ export interface NewAccount {
   nonces?: UserPrivate['nonces'];
 }
 
-/** A new account and its profile. */
+/** Accounts never activated are deleted this many days after their registration (API.md §7.1, by the cleanup job). */
+export const UNACTIVATED_ACCOUNT_DAYS = 30;
+
+/**
+ * A new account and its profile. An inactive one is a registration waiting for activation: its
+ * plans include its pending-registration entry (shared/db/users.ts), which the cleanup job reads.
+ */
 export function newAccount(input: NewAccount, now = new Date().toISOString()) {
   const role = input.role ?? 'member';
   const user: UserRecord = {
@@ -91,8 +97,10 @@ export function afterEmailChange(priv: UserPrivate): UserPrivate {
 /**
  * Everything that goes with an account (API.md §4.21.2 "Account deletion"): the user record (its
  * username and e-mail claims, so both are free at once; its private attributes, so its pending
- * e-mail change and e-mailed tokens), its profile, and its social identity links. Without the
- * user, its tokens stop working (§2.1). Reads the profile and the links (one GetItem, one Query).
+ * e-mail change and e-mailed tokens; a never-activated account's pending-registration entry),
+ * its profile, and its social identity links. Without the user, its tokens stop working (§2.1).
+ * Reads the profile and the links (one GetItem, one Query). The user's deletion is conditioned
+ * on the revision read, so a change meanwhile fails the transaction (StaleRecord).
  *
  * Later features add their items here: both lists and their items, reviews, helpful votes (with
  * the derived numbers they feed), and `author: null` on news the user wrote.

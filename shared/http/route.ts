@@ -62,9 +62,17 @@ export interface RouteDecl {
   /**
    * What the operation uses besides the table, so its function gets the environment and the
    * permissions for exactly that (infra/aws/access.ts). Public routes verify sent tokens and so
-   * always read the public keys.
+   * always read the public keys; list operations (`response.page`) always get the cursor key.
    */
   uses?: readonly Capability[];
+  /**
+   * A GET that writes all the same (other methods always may write; a rate-limit policy's
+   * counting needs nothing here). Its function gets the write permissions:
+   * - `'put'`: it only stores new items (the start of social sign-in keeps its state);
+   * - `true`: it writes like any other operation (`my-profile` creates a missing profile in a
+   *   transaction).
+   */
+  writes?: true | 'put';
   /**
    * The specific rate-limit policy of API.md §7.2 that counts this operation (rate-limits.ts).
    * Policies per user belong on signed-in routes (access: a role).
@@ -83,9 +91,10 @@ export interface RouteDecl {
  * - `public-keys`: verifies tokens it is given (the public signing keys);
  * - `signing-key`: mints tokens (the private signing keys);
  * - `email-tokens`: issues or checks e-mailed tokens (their HMAC key);
- * - `social-providers`: talks to the configured social sign-in providers (their client secrets).
+ * - `social-providers`: talks to the configured social sign-in providers (their configuration);
+ * - `social-secrets`: authenticates to them as their client (the client secrets, for the code exchange).
  */
-export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers';
+export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers' | 'social-secrets';
 
 export function defineRoute<const T extends RouteDecl>(decl: T): T {
   return decl;

@@ -2,7 +2,8 @@
  * §9 "DynamoDB calls per request": every declared route is exercised with a realistic successful
  * request, through the local gateway (what a request costs in total) and by invoking the
  * authorizer and the function directly (what each of them costs). Calls are counted by the
- * middleware of sdk-calls.ts on the shared clients.
+ * middleware of sdk-calls.ts on the shared clients. The catalogue collections get their CRUD
+ * requests here; the account and token routes get theirs from account-scenarios.ts.
  */
 import { ROUTES } from '../../functions/registry.js';
 import { needsAuthorizer, pathParamNames, type RouteDecl } from '../../shared/http/route.js';
@@ -10,18 +11,26 @@ import { invokeDirect, prepareEvent, type RequestSpec } from './invoke.js';
 import type { BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
 import type { BudgetCheck, SectionBody } from './report.js';
+import { accountScenarios } from './account-scenarios.js';
 import { describeCall, type SdkCall } from './sdk-calls.js';
-import { patchBody, writeBody } from './fixtures.js';
+import { CATALOGUE_SEGMENTS, patchBody, writeBody } from './fixtures.js';
 import { table } from './stats.js';
 
 const CRUD_OPS = ['list', 'create', 'get', 'put', 'patch', 'delete'] as const;
 type CrudOp = (typeof CRUD_OPS)[number];
 
-interface Scenario {
+export interface Scenario {
   route: RouteDecl;
   variant: string;
   /** A request for one run (write scenarios get a fresh record each time). */
   prepare(): Promise<RequestSpec>;
+  /** The status every run must get (default: the route's success status). */
+  status?: number;
+  /**
+   * Which budget applies: `read` (≤ 2 calls) or `write` (1 transaction). Default: GET is a read,
+   * anything else a write (`tokens.verify` is a POST that only reads).
+   */
+  kind?: 'read' | 'write';
 }
 
 interface Skipped {
@@ -47,11 +56,11 @@ interface Measured {
 const dynamo = (calls: SdkCall[]) => calls.filter((c) => c.service === 'dynamodb');
 const secrets = (calls: SdkCall[]) => calls.filter((c) => c.service === 'secrets');
 const ops = (calls: SdkCall[]) => (calls.length === 0 ? '—' : calls.map(describeCall).join(' + '));
-const isRead = (route: RouteDecl) => route.method === 'GET';
+const isRead = (scenario: Scenario) => (scenario.kind ?? (scenario.route.method === 'GET' ? 'read' : 'write')) === 'read';
 
 function crudOp(route: RouteDecl): { segment: string; op: CrudOp } | null {
   const [segment, op] = route.name.split('.');
-  if (!segment || !(CRUD_OPS as readonly string[]).includes(op ?? '')) return null;
+  if (!segment || !CATALOGUE_SEGMENTS.has(segment) || !(CRUD_OPS as readonly string[]).includes(op ?? '')) return null;
   if (!route.path.startsWith(`/api/${segment}/`)) return null;
   return { segment, op: op as CrudOp };
 }
@@ -85,10 +94,14 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
     return id;
   };
   const bearer = async (route: RouteDecl) => (await env.user(route.access === 'public' || route.access === 'credentials' ? 'member' : route.access)).token;
+  const accounts = accountScenarios(env);
 
   for (const route of ROUTES) {
     const crud = crudOp(route);
-    if (crud) {
+    const own = accounts.get(route.name);
+    if (own) {
+      out.push(...own);
+    } else if (crud) {
       const { segment, op } = crud;
       const collection = `/api/${segment}/`;
       const item = async () => `${collection}${await shared(segment)}/`;
@@ -124,10 +137,12 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
           }));
           break;
       }
-    } else if (route.method === 'GET' && pathParamNames(route.path).length === 0 && !route.query) {
-      out.push({ route, variant: route.access === 'public' ? 'anonymous' : 'as declared', prepare: async () => ({ method: 'GET', path: route.path, ...(needsAuthorizer(route) ? { token: await bearer(route) } : {}) }) });
+    } else if (route.method === 'GET' && pathParamNames(route.path).length === 0) {
+      // No path parameters: the path as declared, without a query (every query parameter is optional).
+      const variant = route.access === 'public' ? 'anonymous' : route.access === 'credentials' ? 'as declared' : `${route.access} token`;
+      out.push({ route, variant, prepare: async () => ({ method: 'GET', path: route.path, ...(needsAuthorizer(route) ? { token: await bearer(route) } : {}) }) });
     } else {
-      skipped.push({ route, reason: 'no request scenario for this route in test/bench/calls.ts' });
+      skipped.push({ route, reason: 'no request scenario for this route in test/bench/calls.ts or account-scenarios.ts' });
     }
   }
   return { scenarios: out, skipped };
@@ -135,7 +150,7 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
 
 async function measure(env: BenchEnv, scenario: Scenario, runs: number): Promise<Measured> {
   const { route } = scenario;
-  const expected = route.response.status;
+  const expected = scenario.status ?? route.response.status;
   const viaGateway = async () => {
     const spec = await scenario.prepare();
     env.sdk.take();
@@ -199,8 +214,8 @@ export async function callsSection(env: BenchEnv, opts: BenchOptions): Promise<S
     const { route } = m.scenario;
     const total = Math.max(...m.total);
     const consistent = m.total.every((t, i) => t === (m.authorizer[i] ?? 0) + (m.fn[i] ?? 0));
-    const budget = isRead(route) ? '≤ 2' : '1 transaction';
-    const ok = isRead(route) ? total <= 2 : m.transactions === 1;
+    const budget = isRead(m.scenario) ? '≤ 2' : '1 transaction';
+    const ok = isRead(m.scenario) ? total <= 2 : m.transactions === 1;
     return [
       route.name,
       `${route.method} ${route.path}`,
@@ -214,8 +229,8 @@ export async function callsSection(env: BenchEnv, opts: BenchOptions): Promise<S
     ];
   });
 
-  const reads = results.filter((m) => isRead(m.scenario.route));
-  const writes = results.filter((m) => !isRead(m.scenario.route));
+  const reads = results.filter((m) => isRead(m.scenario));
+  const writes = results.filter((m) => !isRead(m.scenario));
   const overReads = reads.filter((m) => Math.max(...m.total) > 2);
   const maxRead = Math.max(0, ...reads.map((m) => Math.max(...m.total)));
   const warmSecrets = Math.max(0, ...results.flatMap((m) => m.secrets));
@@ -225,7 +240,9 @@ export async function callsSection(env: BenchEnv, opts: BenchOptions): Promise<S
 
   const writeTotals = new Map<string, Set<number>>();
   for (const m of writes) {
-    const op = m.scenario.route.name.split('.')[1] ?? m.scenario.route.name;
+    // Catalogue writes by operation (genres.create, themes.create, … together), the others by route.
+    const [segment, crud] = m.scenario.route.name.split('.');
+    const op = segment && crud && CATALOGUE_SEGMENTS.has(segment) ? crud : m.scenario.route.name;
     const set = writeTotals.get(op) ?? new Set<number>();
     m.total.forEach((t) => set.add(t));
     writeTotals.set(op, set);
@@ -279,10 +296,10 @@ export async function callsSection(env: BenchEnv, opts: BenchOptions): Promise<S
 
   return {
     method: [
-      `Every declared route (${ROUTES.length}; the catch-all is the default route, not a declared one) with realistic successful requests; write routes get a fresh record for each run and send no If-Match.`,
+      `Every declared route (${ROUTES.length}; the catch-all is the default route, not a declared one) with realistic requests, successful unless the variant says otherwise; write routes get a fresh record (a new address, a pending account, an unspent refresh token) for each run and send no If-Match. Rate limits are off (\`RATE_LIMITS=off\`).`,
       `Per variant: one warm-up request (not counted), then ${runs} runs through the gateway and ${runs} direct invocations; figures are per request (a range when runs differ).`,
       'Calls are counted by a middleware at the start of the `initialize` step of the shared DynamoDB document client and the Secrets Manager client (one count per logical call; SDK retries are reported apart).',
-      'Budget (DESIGN §9): every read ≤ 2 DynamoDB calls per request, authorizer included; writes are reported (DESIGN §4: one transaction per write).',
+      'Budget (DESIGN §9): every read ≤ 2 DynamoDB calls per request, authorizer included; writes are reported (DESIGN §4: one transaction per write). `tokens.verify` and a refused sign-in write nothing and count as reads.',
     ],
     body,
     budgets,

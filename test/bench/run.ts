@@ -6,9 +6,13 @@
  *   npm run bench                       every section, full iteration counts
  *   npm run bench -- --quick            small counts (checks the harness)
  *   npm run bench -- --only=latency     one section (or a comma-separated list)
+ *
+ * Sections: calls, latency, pagination, bundles, throughput, auth (sign-in and token latency).
+ * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { authSection } from './auth.js';
 import { bundlesSection } from './bundles.js';
 import { callsSection } from './calls.js';
 import { latencySection } from './latency.js';
@@ -26,6 +30,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   pagination: { title: '3. Pagination: first page vs 100th page', run: paginationSection, needsRuntime: true },
   bundles: { title: '4. Function bundles: size and module load time', run: (_env, opts) => bundlesSection(opts), needsRuntime: false },
   throughput: { title: '5. Throughput: local gateway vs bare node:http', run: throughputSection, needsRuntime: true },
+  auth: { title: '6. Sign-in and tokens: password hash, sign-in, refresh, verify', run: authSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {

@@ -14,7 +14,7 @@ import { accountDeletionPlans, newAccount } from '../../shared/domain/accounts.j
 import { deleteProfilePlan, getProfileOfUser } from '../../shared/db/profiles.js';
 import { commit } from '../../shared/db/records.js';
 import { socialLinksOfUser } from '../../shared/db/social.js';
-import { deleteUserPlan, getUser, getUserByEmail, replaceUserPlan } from '../../shared/db/users.js';
+import { deleteUserPlan, getUser, getUserByEmail, pendingRegistrations, replaceUserPlan } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { expectErrors, expectJson, expectProblem, send, type Sent } from '../support/contract.js';
 import { startFakeProvider, startOidcProvider, type FakeProvider, type OidcProvider } from '../support/identity-providers.js';
@@ -217,13 +217,16 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     expect(expectJson(await signInWith('testidp', `link-${t}`), 201).user.id).toBe(existing.id);
   });
 
-  it('a never-activated account becomes active', async () => {
+  it('a never-activated account becomes active (and leaves the pending registrations the cleanup job deletes)', async () => {
     const pending = await existingAccount({ active: false });
+    const isPending = async () => (await pendingRegistrations('9999', 1000)).entries.some((e) => e.id === pending.id);
+    expect(await isPending()).toBe(true);
     const body = expectJson(await signInWith('testidp', `pending-${tag()}`, { email: pending.email, email_verified: true }), 201);
     expect(body.user.id).toBe(pending.id);
     const user = (await getUser(pending.id))!;
     expect(user.record.is_active).toBe(true);
     expect(user.priv.activated_at).not.toBeNull();
+    expect(await isPending()).toBe(false);
     expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: pending.email, password: PASSWORD } }), 200);
   });
 

@@ -1,7 +1,8 @@
 /**
  * cdk-nag, AwsSolutions pack (DESIGN.md §6): no unacknowledged error or warning in any stack,
- * root or nested, for a dev and a prod stage with every optional part switched on. Each
- * acknowledgement in infra/aws names one resource and a specific reason (infra/aws/nag.ts).
+ * root, nested or edge, for a dev and a prod stage with every optional part switched on (the
+ * sender, and on prod also without and with the edge). Each acknowledgement in infra/aws names
+ * one resource and a specific reason (infra/aws/nag.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +15,8 @@ import { describe, expect, it } from 'vitest';
 import { JOBS } from '../../functions/jobs/registry.js';
 import { stageConfig } from '../../infra/aws/config.js';
 import { addNagChecks, REASONS } from '../../infra/aws/nag.js';
-import { CatalogueStack } from '../../infra/aws/stack.js';
-import { synth } from './synth.js';
+import { addStage, CatalogueStack } from '../../infra/aws/stack.js';
+import { BASE_RULES, FULL, synth } from './synth.js';
 
 const job = { name: 'nag-demo', entry: 'functions/genres/list.ts', schedule: 'cron(0 3 * * ? *)' };
 
@@ -36,10 +37,16 @@ function acknowledgements(root: IConstruct): [string, string, string][] {
   return out;
 }
 
+const mail = { mailFrom: 'noreply@example.org', frontendUrl: 'https://app.example.org' };
+
 describe('cdk-nag AwsSolutions', () => {
-  for (const stage of ['dev', 'prod']) {
-    it(`${stage}: no unacknowledged finding in the root or any nested stack`, { timeout: 120_000 }, () => {
-      const s = synth({ context: { stage, mailFrom: 'noreply@example.org', frontendUrl: 'https://app.example.org' }, jobs: [...JOBS, job] });
+  for (const [title, context] of [
+    ['dev', { stage: 'dev', ...mail }],
+    ['prod', { stage: 'prod', ...mail }],
+    ['prod with the edge', FULL],
+  ] as const) {
+    it(`${title}: no unacknowledged finding in the root, any nested stack or the edge stack`, { timeout: 120_000 }, () => {
+      const s = synth({ context, jobs: [...JOBS, job] });
       try {
         expect(findings(s.app)).toEqual([]);
         // Sanity: the checks do run, and the acknowledgements are what silences them.
@@ -50,22 +57,28 @@ describe('cdk-nag AwsSolutions', () => {
     });
   }
 
-  it('acknowledgements are per resource, with one of the written reasons', () => {
-    const s = synth();
-    try {
-      const reasons = new Set<string>(Object.values(REASONS));
-      const acks = acknowledgements(s.app);
-      for (const [path, id, reason] of acks) {
-        expect(reasons.has(reason), `${path} ${id}`).toBe(true);
-        // Never on a whole stack.
-        expect(s.stacks.map((x) => x.node.path), `${path} ${id}`).not.toContain(path);
+  for (const [title, context, expected] of [
+    ['default', {}, []],
+    // The failure queue of the mailer; the distribution (geo restriction, access logs, default certificate).
+    ['every optional part', FULL, ['AwsSolutions-CFR1', 'AwsSolutions-CFR3', 'AwsSolutions-CFR4', 'AwsSolutions-SQS3']],
+  ] as const) {
+    it(`acknowledgements are per resource, with one of the written reasons (${title})`, () => {
+      const s = synth({ context });
+      try {
+        const reasons = new Set<string>(Object.values(REASONS));
+        const acks = acknowledgements(s.app);
+        for (const [path, id, reason] of acks) {
+          expect(reasons.has(reason), `${path} ${id}`).toBe(true);
+          // Never on a whole stack.
+          expect(s.stacks.map((x) => x.node.path), `${path} ${id}`).not.toContain(path);
+        }
+        const rules = new Set(acks.map(([, id]) => id.replace(/^annotation::/i, '').replace(/\[.*$/, '')));
+        expect([...rules].sort()).toEqual([...BASE_RULES, ...expected].sort());
+      } finally {
+        s.dispose();
       }
-      const rules = new Set(acks.map(([, id]) => id.replace(/^annotation::/i, '').replace(/\[.*$/, '')));
-      expect([...rules].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-S1', 'AwsSolutions-SMG4']);
-    } finally {
-      s.dispose();
-    }
-  });
+    });
+  }
 
   it('with -c nag=true (addNagChecks) synthesis passes, and fails on an unacknowledged finding', { timeout: 120_000 }, () => {
     const context = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: object }).context;
@@ -81,6 +94,22 @@ describe('cdk-nag AwsSolutions', () => {
       } finally {
         rmSync(outdir, { recursive: true, force: true });
       }
+    }
+  });
+
+  it('the app as infra/aws/app.ts builds it, with -c nag=true -c edge=true and a sender: synthesis passes', { timeout: 120_000 }, () => {
+    const context = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: object }).context;
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-nag-'));
+    try {
+      const app = new App({ outdir, context: { ...context, ...FULL, nag: 'true', 'aws:cdk:bundling-stacks': [] } });
+      const config = stageConfig(app.node);
+      expect(config).toMatchObject({ edge: true, nag: true });
+      const { edge } = addStage(app, config);
+      expect(edge).toBeDefined();
+      addNagChecks(app);
+      expect(() => app.synth()).not.toThrow();
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
     }
   });
 });

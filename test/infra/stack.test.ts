@@ -6,11 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../functions/jobs/registry.js';
 import { ROUTES } from '../../functions/registry.js';
-import { AUTHORIZER, THROTTLE } from '../../infra/api-config.js';
-import { TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
+import { AUTHORIZER, ROUTE_THROTTLE, ROUTE_THROTTLE_BY_POLICY, routeThrottle, THROTTLE } from '../../infra/api-config.js';
+import { CAPABILITY_GRANTS, capabilitiesOf, TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
+import { FAILURE_RETENTION, MAX_RECORD_AGE } from '../../infra/aws/streams.js';
 import { ENV } from '../../infra/aws/function.js';
 import { functionEnvironment } from '../../infra/local/runtime.js';
 import { TABLE } from '../../shared/db/table.js';
+import { POLICIES } from '../../shared/http/rate-limits.js';
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, needsAuthorizer } from '../../shared/http/route.js';
 import { actionsOf, asList, functionsOf, logicalIdOf, rootValue, synth, type FunctionInfo, type Synthesized } from './synth.js';
@@ -19,6 +21,10 @@ let dev: Synthesized;
 let fns: FunctionInfo[];
 const gateway = new Router(ROUTES).gatewayRoutes();
 
+const routeNames = new Set(ROUTES.map((r) => r.name));
+/** The functions of declared routes (jobs and stream consumers are `job.<name>`, `stream.<name>`). */
+const routeFunctions = (list: FunctionInfo[]) => list.filter((f) => f.component !== undefined && routeNames.has(f.component));
+const routeOf = (f: FunctionInfo) => ROUTES.find((r) => r.name === f.component)!;
 const byComponent = (c: string) => {
   const found = fns.filter((f) => f.component === c);
   expect(found, c).toHaveLength(1);
@@ -35,10 +41,12 @@ beforeAll(() => {
 afterAll(() => dev?.dispose());
 
 describe('functions', () => {
-  it('one function per declared route, plus the authorizer, the catch-all and the key bootstrap', () => {
+  it('one function per declared route, plus the authorizer, the catch-all, the key bootstrap and the jobs that send no e-mail', () => {
     const components = fns.map((f) => f.component).filter((c) => c !== undefined);
-    expect(components.filter((c) => c.includes('.')).sort()).toEqual(ROUTES.map((r) => r.name).sort());
-    expect(components.filter((c) => !c.includes('.')).sort()).toEqual(['authorizer', 'catch-all', 'signing-keys']);
+    expect(components.filter((c) => routeNames.has(c)).sort()).toEqual(ROUTES.map((r) => r.name).sort());
+    // Without a sender (no mailFrom): no job or stream consumer that sends e-mail.
+    const others = ['authorizer', 'catch-all', 'signing-keys', ...JOBS.filter((j) => !j.sendsMail).map((j) => `job.${j.name}`)];
+    expect(components.filter((c) => !routeNames.has(c)).sort()).toEqual(others.sort());
     expect(new Set(components).size).toBe(components.length);
   });
 
@@ -140,8 +148,8 @@ describe('routes and the authorizer', () => {
   });
 
   it('API Gateway may invoke each route function for its own route only', () => {
-    for (const f of fns.filter((x) => x.component?.includes('.'))) {
-      const route = ROUTES.find((r) => r.name === f.component)!;
+    for (const f of routeFunctions(fns)) {
+      const route = routeOf(f);
       const perms = resourcesOf(dev, 'AWS::Lambda::Permission').filter(
         (p) => p.stack === f.stack && (p.properties.FunctionName as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] === f.logicalId,
       );
@@ -167,16 +175,58 @@ describe('routes and the authorizer', () => {
     expect(format.status).toBe('$context.status');
     dev.templates.get(dev.stack)!.hasOutput('ApiUrl', {});
   });
+
+  it('stricter throttling on exactly the routes whose policy counts per client address or e-mail (sign-in, token, registration, mail-request, confirm, social)', () => {
+    const perClient = Object.entries(POLICIES)
+      .filter(([, limits]) => limits.every((l) => l.dimension !== 'user'))
+      .map(([name]) => name)
+      .sort();
+    expect(perClient).toEqual(['confirm', 'mail-request', 'registration', 'sign-in', 'social', 'token']);
+    const expected = Object.fromEntries(
+      gateway
+        .filter((g) => g.route?.rateLimit && perClient.includes(g.route.rateLimit.policy))
+        .map((g) => {
+          const t = ROUTE_THROTTLE_BY_POLICY[g.route!.rateLimit!.policy] ?? ROUTE_THROTTLE;
+          return [`${g.method} ${g.path}`, { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }];
+        }),
+    );
+    // The token, registration and reset routes are among them, with the published numbers.
+    for (const key of ['POST /api/tokens/jwt/create/', 'POST /api/users/', 'POST /api/users/reset_password/', 'POST /api/users/reset_password_confirm/']) {
+      expect(expected[key], key).toEqual({ ThrottlingRateLimit: ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: ROUTE_THROTTLE.burstLimit });
+    }
+    expect(expected['POST /api/tokens/jwt/refresh/']).toEqual({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
+    expect(Object.keys(expected)).toHaveLength(12);
+    // Signed-in routes with a per-user policy keep the stage's throttling.
+    expect(routeThrottle(ROUTES.find((r) => r.name === 'users.set_password')!)).toBeUndefined();
+    expect(ROUTE_THROTTLE.rateLimit).toBeLessThan(THROTTLE.rateLimit);
+
+    const [stage] = resourcesOf(dev, 'AWS::ApiGatewayV2::Stage');
+    expect(stage!.properties.RouteSettings).toEqual(expected);
+    // Every key names a route of the API…
+    const keys = new Set(routeResources().map((r) => r.properties.RouteKey as string));
+    for (const key of Object.keys(expected)) expect(keys.has(key), key).toBe(true);
+    // …and the stage is created after the nested stacks that hold those routes.
+    const root = dev.templates.get(dev.stack)!.toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>;
+    const dependsOn = root[logicalIdOf(dev.stack.stage)]!.DependsOn ?? [];
+    const groups = new Set(Object.keys(expected).map((key) => gateway.find((g) => `${g.method} ${g.path}` === key)!.route!.name.split('.')[0]!));
+    expect(groups).toEqual(new Set(['socials', 'tokens', 'users']));
+    for (const group of groups) expect(dependsOn, group).toContain(logicalIdOf(dev.stack.groups.get(group)!.nestedStackResource!));
+  });
 });
 
 describe('least privilege', () => {
-  it('GET functions only read the table (and count requests, when rate-limited; social sign-in stores its state; my-profile may create the profile); other routes also write; never a Scan or table administration', () => {
-    for (const f of fns.filter((x) => x.component?.includes('.'))) {
-      const route = ROUTES.find((r) => r.name === f.component)!;
+  it('GET functions only read the table (and count requests, when rate-limited; `writes: put` stores, `writes: true` writes); other routes also write; never a Scan or table administration', () => {
+    // The declarations that say so: social sign-in stores its state, my-profile may create the profile.
+    expect(ROUTES.filter((r) => r.writes !== undefined).map((r) => [r.name, r.writes])).toEqual([
+      ['profiles.my-profile', true],
+      ['socials.start', 'put'],
+    ]);
+    for (const f of routeFunctions(fns)) {
+      const route = routeOf(f);
       const expected =
-        route.method !== 'GET' || route.name === 'profiles.my-profile'
+        route.method !== 'GET' || route.writes === true
           ? [...TABLE_READ, ...TABLE_WRITE]
-          : [...TABLE_READ, ...(route.name === 'socials.start' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
+          : [...TABLE_READ, ...(route.writes === 'put' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
       expect(actionsOf(f.statements, 'dynamodb:'), f.component).toEqual(expected.sort());
       for (const st of f.statements.filter((s) => asList(s.Action).some((a) => a.startsWith('dynamodb:')))) {
         expect(rootValue(dev, f.stack, st.Resource), f.component).toEqual(tableArn(dev));
@@ -219,8 +269,8 @@ describe('least privilege', () => {
   });
 
   it('the functions that issue or check e-mailed tokens, and only those, read their key', () => {
-    for (const f of fns.filter((x) => x.component?.includes('.'))) {
-      const route = ROUTES.find((r) => r.name === f.component)!;
+    for (const f of routeFunctions(fns)) {
+      const route = routeOf(f);
       expect(ENV.emailTokenKey in f.env, f.component).toBe(route.uses?.includes('email-tokens') === true);
     }
     expect(fns.filter((f) => ENV.emailTokenKey in f.env).map((f) => f.component).sort()).toEqual(
@@ -240,18 +290,31 @@ describe('least privilege', () => {
     }
   });
 
-  it('list routes get the cursor key; public routes and token checks the public keys; token minting the private keys', () => {
-    const verifies = new Set(['support.jwks', 'tokens.refresh', 'tokens.verify']);
-    const mints = new Set(['tokens.create', 'tokens.refresh', 'socials.finish']);
+  it('each route function gets what its declaration uses: the cursor key for lists, the public keys for public routes, and each capability of `uses`', () => {
     for (const route of ROUTES) {
       const f = byComponent(route.name);
+      const capabilities = capabilitiesOf(route);
       expect(ENV.cursor in f.env, route.name).toBe(route.response.page === true);
-      expect(ENV.jwtPublic in f.env, route.name).toBe(route.access === 'public' || verifies.has(route.name));
-      expect(ENV.jwtPrivate in f.env, route.name).toBe(mints.has(route.name));
-      // Social sign-in: both operations read the providers, only its end the client secrets.
-      expect(ENV.socialProviders in f.env, route.name).toBe(route.name.startsWith('socials.'));
-      expect(ENV.socialSecrets in f.env, route.name).toBe(route.name === 'socials.finish');
+      for (const [capability, grant] of Object.entries(CAPABILITY_GRANTS)) {
+        expect(grant.env in f.env, `${route.name} ${capability}`).toBe(capabilities.has(capability as never));
+      }
+      if (route.access === 'public') expect(ENV.jwtPublic in f.env, route.name).toBe(true);
     }
+  });
+
+  it('the declarations name the capabilities of the support endpoints, tokens and social sign-in', () => {
+    const holders = (env: string) => routeFunctions(fns).filter((f) => env in f.env).map((f) => f.component).sort();
+    // Token minting: sign-in, refresh, the end of social sign-in.
+    expect(holders(ENV.jwtPrivate)).toEqual(['socials.finish', 'tokens.create', 'tokens.refresh']);
+    // Verifying tokens without being public: the JWK Set, refresh and verify.
+    expect(routeFunctions(fns).filter((f) => ENV.jwtPublic in f.env && routeOf(f).access !== 'public').map((f) => f.component).sort()).toEqual([
+      'support.jwks',
+      'tokens.refresh',
+      'tokens.verify',
+    ]);
+    // Social sign-in: both operations read the providers, only its end the client secrets.
+    expect(holders(ENV.socialProviders)).toEqual(['socials.finish', 'socials.start']);
+    expect(holders(ENV.socialSecrets)).toEqual(['socials.finish']);
   });
 
   it('the key bootstrap reads and writes the two signing-key secrets only', () => {
@@ -364,9 +427,12 @@ describe('table, secrets, storage', () => {
 });
 
 describe('scheduled jobs', () => {
-  it('without a sender (no mailFrom) the only job, the outbox, is not created: no rule', () => {
-    expect(JOBS.filter((j) => !j.sendsMail)).toEqual([]);
-    expect(resourcesOf(dev, 'AWS::Events::Rule')).toHaveLength(0);
+  it('without a sender (no mailFrom) the jobs that send e-mail (the outbox) are not created; the others are', () => {
+    expect(JOBS.some((j) => j.name === 'outbox' && j.sendsMail)).toBe(true);
+    expect(fns.filter((f) => f.component?.startsWith('job.')).map((f) => f.component).sort()).toEqual(
+      JOBS.filter((j) => !j.sendsMail).map((j) => `job.${j.name}`).sort(),
+    );
+    expect(resourcesOf(dev, 'AWS::Events::Rule')).toHaveLength(JOBS.filter((j) => !j.sendsMail).length);
   });
 
   it('each declared job gets one function and one schedule rule targeting it', () => {
@@ -429,10 +495,9 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
 
   it('the outbox job runs every minute', () => {
     const job = mailFns.find((f) => f.component === 'job.outbox')!;
-    const rules = resourcesOf(mail, 'AWS::Events::Rule');
+    const rules = resourcesOf(mail, 'AWS::Events::Rule').filter((r) => JSON.stringify(r.properties.Targets).includes(job.logicalId));
     expect(rules).toHaveLength(1);
     expect(rules[0]!.properties.ScheduleExpression).toBe('rate(1 minute)');
-    expect(JSON.stringify(rules[0]!.properties.Targets)).toContain(job.logicalId);
   });
 
   it('the mailer reads the table stream: new outbox messages only, partial batch responses, bounded retries', () => {
@@ -451,20 +516,100 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
     expect(stream).toHaveLength(1);
     expect(stream[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(mail.stack.table.table), 'StreamArn'] });
   });
+
+  it('the mailer gives up a batch by bisecting, within an hour and the declared retries, into its failure queue', () => {
+    const [mapping] = resourcesOf(mail, 'AWS::Lambda::EventSourceMapping');
+    const queue = mail.stack.streams.failures.get('mailer')!.queue;
+    expect(mapping!.properties).toMatchObject({
+      BisectBatchOnFunctionError: true,
+      MaximumRecordAgeInSeconds: MAX_RECORD_AGE.toSeconds(),
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] } } },
+    });
+    expect(MAX_RECORD_AGE.toSeconds()).toBe(3600);
+  });
+
+  it('the failure queue: encrypted, TLS only, kept 14 days; only the mailer may send to it', () => {
+    const queue = mail.stack.streams.failures.get('mailer')!.queue;
+    const queues = resourcesOf(mail, 'AWS::SQS::Queue');
+    expect(queues.map((q) => q.logicalId)).toEqual([logicalIdOf(queue)]);
+    expect(queues[0]!.properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(FAILURE_RETENTION.toSeconds()).toBe(1209600);
+    const [policy] = resourcesOf(mail, 'AWS::SQS::QueuePolicy');
+    const deny = asList<any>(policy!.properties.PolicyDocument.Statement).find((st) => st.Effect === 'Deny');
+    expect(deny.Condition).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
+    const senders = mailFns.filter((f) => actionsOf(f.statements, 'sqs:').length > 0);
+    expect(senders.map((f) => f.component)).toEqual(['stream.mailer']);
+    const sqs = senders[0]!.statements.filter((st) => asList(st.Action).some((a) => a.startsWith('sqs:')));
+    expect(actionsOf(sqs, 'sqs:')).toEqual(['sqs:SendMessage']);
+    expect(sqs.map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] }]);
+  });
+
+  it('alarms: a message in the failure queue, an error of the mailer', () => {
+    const queue = mail.stack.streams.failures.get('mailer')!.queue;
+    const mailer = mailFns.find((f) => f.component === 'stream.mailer')!;
+    const alarms = resourcesOf(mail, 'AWS::CloudWatch::Alarm').map((a) => a.properties);
+    expect(alarms).toHaveLength(2);
+    expect(alarms).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(queue), 'QueueName'] } }],
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        }),
+        expect.objectContaining({
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: mailer.logicalId } }],
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        }),
+      ]),
+    );
+    for (const a of alarms) expect(a.TreatMissingData).toBe('notBreaching');
+  });
+
+  it('no role or policy anywhere but the mailer’s and the outbox job’s has an ses: action', () => {
+    const allowed = new Set(mailFns.filter((f) => f.component === 'stream.mailer' || f.component === 'job.outbox').map((f) => f.properties.Role['Fn::GetAtt'][0] as string));
+    expect(allowed.size).toBe(2);
+    const withSes: string[] = [];
+    for (const r of mail.resources) {
+      const docs =
+        r.type === 'AWS::IAM::Role'
+          ? asList<any>(r.properties.Policies).map((p) => p.PolicyDocument)
+          : r.type === 'AWS::IAM::Policy'
+            ? [r.properties.PolicyDocument]
+            : [];
+      const actions = docs.flatMap((d) => asList<any>(d.Statement)).flatMap((st) => asList<string>(st.Action));
+      if (actions.some((a) => a.toLowerCase().startsWith('ses:'))) withSes.push(r.logicalId);
+    }
+    expect(withSes.sort()).toEqual([...allowed].sort());
+  });
 });
 
 describe('context', () => {
-  it('rejects a malformed stage, origin or base URL', () => {
+  it('rejects a malformed stage, origin, base URL, edge switch or region', () => {
     expect(() => synth({ context: { stage: 'Prod!' } })).toThrow(/stage/);
     expect(() => synth({ context: { allowedOrigins: 'example.org' } })).toThrow(/allowedOrigins/);
     expect(() => synth({ context: { publicBaseUrl: 'http://api.example.org' } })).toThrow(/publicBaseUrl/);
+    expect(() => synth({ context: { edge: 'yes' } })).toThrow(/edge/);
+    expect(() => synth({ context: { region: 'Europe' } })).toThrow(/region/);
+  });
+
+  it('without edge (the default) there is no CloudFront, no web ACL and no second stack; the stack is environment-agnostic', () => {
+    expect(dev.edge).toBeUndefined();
+    expect(resourcesOf(dev, 'AWS::CloudFront::Distribution')).toHaveLength(0);
+    expect(resourcesOf(dev, 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    expect(dev.app.node.children.filter((c) => c.node.id.startsWith('catalogue-api-'))).toHaveLength(1);
+    expect(dev.stack.region).toMatch(/^\$\{Token/);
   });
 
   it('rateLimits becomes RATE_LIMITS of the route functions (unset by default); a malformed value is refused', () => {
     for (const f of fns.filter((x) => x.component !== undefined)) expect(f.env[ENV.rateLimits], f.component).toBeUndefined();
     expect(() => synth({ context: { rateLimits: '{"sign-in.user": {"limit": 3}}' } })).toThrow(/RATE_LIMITS/);
     // A rate-limited GET (social sign-in start) counts its requests (UpdateItem) and stores its state (PutItem), nothing else that writes.
-    const social = { name: 'socials.start', method: 'GET', path: '/api/socials/o/{provider}/', access: 'credentials', summary: 'Start social sign-in', response: { status: 200 }, rateLimit: { policy: 'social' } } as const;
+    const social = { name: 'socials.start', method: 'GET', path: '/api/socials/o/{provider}/', access: 'credentials', summary: 'Start social sign-in', response: { status: 200 }, rateLimit: { policy: 'social' }, writes: 'put' } as const;
     const s = synth({ context: { rateLimits: { 'social.ip': { limit: 100 } } }, routes: [social], entry: () => 'functions/genres/list.ts' });
     try {
       const f = functionsOf(s).find((x) => x.component === 'socials.start')!;

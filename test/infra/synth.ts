@@ -1,7 +1,8 @@
 /**
  * Synthesis for the infra tests: the CDK app of infra/aws with cdk.json's context (feature
  * flags) and bundling skipped, so no esbuild run happens and dozens of functions synthesize in
- * seconds. Templates of the root and of every nested stack are read back for the assertions.
+ * seconds. Templates of the root, of every nested stack and (with `edge`) of the edge stack are
+ * read back for the assertions.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,20 +12,29 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { JobDecl } from '../../functions/jobs/registry.js';
 import type { RouteDecl } from '../../shared/http/route.js';
 import { stageConfig } from '../../infra/aws/config.js';
-import { CatalogueStack, stackName } from '../../infra/aws/stack.js';
+import type { EdgeStack } from '../../infra/aws/edge.js';
+import { addStage, type CatalogueStack } from '../../infra/aws/stack.js';
 
 const CDK_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
 
 export interface Synthesized {
   app: App;
   stack: CatalogueStack;
-  /** Root first, then each nested stack. */
+  /** The edge stack (us-east-1), with `-c edge=true`. */
+  edge?: EdgeStack;
+  /** Root first, then each nested stack, then the edge stack if there is one. */
   stacks: Stack[];
   templates: Map<Stack, Template>;
   /** Every template's resources, with the stack they are in. */
   resources: { stack: Stack; logicalId: string; type: string; properties: Record<string, any> }[];
   dispose(): void;
 }
+
+/** Context with every optional part switched on: the sender, the edge and the region it needs. */
+export const FULL = { stage: 'prod', mailFrom: 'noreply@example.org', frontendUrl: 'https://app.example.org', edge: 'true', region: 'eu-west-1' } as const;
+
+/** The cdk-nag rules acknowledged in every configuration (infra/aws/nag.ts). */
+export const BASE_RULES = ['AwsSolutions-APIG4', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-S1', 'AwsSolutions-SMG4'] as const;
 
 export interface SynthOptions {
   context?: Record<string, unknown>;
@@ -41,15 +51,16 @@ export function synth(options: SynthOptions = {}): Synthesized {
     context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...options.context },
   });
   let stack: CatalogueStack;
+  let edge: EdgeStack | undefined;
   try {
     const config = stageConfig(app.node);
-    stack = new CatalogueStack(app, stackName(config.stage), { config, routes: options.routes, jobs: options.jobs, entry: options.entry });
+    ({ stack, edge } = addStage(app, config, { routes: options.routes, jobs: options.jobs, entry: options.entry }));
     app.synth();
   } catch (err) {
     rmSync(outdir, { recursive: true, force: true });
     throw err;
   }
-  const stacks: Stack[] = [stack, ...stack.groups.values()];
+  const stacks: Stack[] = [stack, ...stack.groups.values(), ...(edge ? [edge] : [])];
   const templates = new Map(stacks.map((s) => [s, Template.fromStack(s)]));
   const resources: Synthesized['resources'] = [];
   for (const [s, t] of templates) {
@@ -57,7 +68,7 @@ export function synth(options: SynthOptions = {}): Synthesized {
       resources.push({ stack: s, logicalId, type: r.Type, properties: r.Properties ?? {} });
     }
   }
-  return { app, stack, stacks, templates, resources, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
+  return { app, stack, edge, stacks, templates, resources, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
 }
 
 type Json = any;
@@ -93,7 +104,7 @@ export function logicalIdOf(element: { node: { defaultChild?: unknown } } | obje
  * its parent passes for that parameter (references to root resources keep their root form).
  */
 export function rootValue(s: Synthesized, stack: Stack, value: Json): Json {
-  if (stack === s.stack || value === null || typeof value !== 'object') return value;
+  if (!stack.nested || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => rootValue(s, stack, v));
   const keys = Object.keys(value);
   if (keys.length === 1 && keys[0] === 'Ref') {

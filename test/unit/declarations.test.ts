@@ -48,4 +48,13 @@ describe('declared operations', () => {
       if (dimensions.has('email')) expect(route.body, route.name).toBeDefined();
     }
   });
+
+  it('`writes` only on GET routes (every other method may write anyway); `uses` without repeats, client secrets only with the providers', () => {
+    for (const route of ROUTES) {
+      if (route.writes !== undefined) expect(route.method, route.name).toBe('GET');
+      const uses = route.uses ?? [];
+      expect(new Set(uses).size, route.name).toBe(uses.length);
+      if (uses.includes('social-secrets')) expect(uses, route.name).toContain('social-providers');
+    }
+  });
 });
