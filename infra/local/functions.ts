@@ -1,9 +1,12 @@
 /**
  * Running function modules locally as Lambda runs them: the module's `handler` export, called
- * with an event and a Lambda context (as far as handlers and Powertools read it).
+ * with the events API Gateway builds and a Lambda context (as far as handlers and Powertools
+ * read it). The local gateway and the benchmark both build their events here.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
+import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import type { ApiEvent } from '../../shared/http/handler.js';
+import { gatewayPath } from '../../shared/http/route.js';
 
 export type LambdaHandler<E = unknown, R = unknown> = (event: E, context: Context) => Promise<R>;
 
@@ -37,3 +40,79 @@ export function lambdaContext(name: string): Context {
   };
 }
 
+
+/** What API Gateway knows of a request when it builds the events of its functions. */
+export interface GatewayRequest {
+  method: string;
+  /** Path with its query string, as sent. */
+  url: string;
+  /** Lower-cased header names; repeated headers joined with commas. */
+  headers: Record<string, string>;
+  body: Buffer;
+  sourceIp: string;
+  /** The matched route's method and path (absent: the default route) and its path parameters. */
+  route: { method: string; path: string } | null;
+  params: Record<string, string>;
+}
+
+/** Content types whose bodies HTTP APIs pass as text (others arrive base64-encoded). */
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b|[^;]*\+(json|xml)\b)/i;
+
+function isValidUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The payload-2.0 event of an HTTP API function, and the event of its Lambda authorizer. */
+export function gatewayEvents(req: GatewayRequest) {
+  const url = new URL(req.url, 'http://localhost');
+  const rawQueryString = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const text = req.body.length === 0 || (TEXT_TYPES.test(req.headers['content-type'] ?? '') && isValidUtf8(req.body));
+  const routeKey = req.route ? `${req.route.method} ${gatewayPath(req.route.path)}` : '$default';
+  const now = new Date();
+  const requestContext = {
+    accountId: '000000000000',
+    apiId: 'local',
+    domainName: req.headers.host ?? 'localhost',
+    domainPrefix: 'localhost',
+    http: { method: req.method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: req.sourceIp, userAgent: req.headers['user-agent'] ?? '' },
+    requestId: randomUUID(),
+    routeKey,
+    stage: '$default',
+    time: now.toISOString(),
+    timeEpoch: now.getTime(),
+  };
+  const event: ApiEvent & Record<string, unknown> = {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString,
+    headers: req.headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(Object.keys(req.params).length > 0 ? { pathParameters: req.params } : {}),
+    requestContext,
+    ...(req.body.length > 0 ? { body: text ? req.body.toString('utf8') : req.body.toString('base64') } : {}),
+    isBase64Encoded: !text,
+  };
+  const authorizerEvent = (identitySource: string[]) =>
+    ({
+      version: '2.0',
+      type: 'REQUEST',
+      routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${req.method}${url.pathname}`,
+      identitySource,
+      routeKey,
+      rawPath: url.pathname,
+      rawQueryString,
+      headers: req.headers,
+      queryStringParameters: query,
+      pathParameters: req.params,
+      requestContext,
+    }) as unknown as APIGatewayRequestAuthorizerEventV2;
+  return { event, authorizerEvent, requestId: requestContext.requestId };
+}

@@ -8,17 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { lambdaContext, loadHandler } from './functions.js';
+import { gatewayEvents, lambdaContext, loadHandler } from './functions.js';
 import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/registry.js';
-import type { ApiEvent, ApiResult } from '../../shared/http/handler.js';
+import type { ApiResult } from '../../shared/http/handler.js';
 import { Router } from '../../shared/http/router.js';
-import { gatewayPath, needsAuthorizer, routeEntry, type RouteDecl } from '../../shared/http/route.js';
+import { needsAuthorizer, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import { AUTHORIZER } from '../api-config.js';
 
 /** HTTP API payload limit. */
 const MAX_PAYLOAD = 10 * 1024 * 1024;
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b|[^;]*\+(json|xml)\b)/i;
 
 function gatewayError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'apigw-requestid': randomUUID() });
@@ -38,14 +36,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-function isValidUtf8(bytes: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface Gateway {
   url: string;
@@ -94,35 +84,15 @@ export async function startGateway(port: number): Promise<Gateway> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
     headers['x-forwarded-proto'] ??= 'http';
-    const query: Record<string, string> = {};
-    for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
-    const text = body.length === 0 || (TEXT_TYPES.test(headers['content-type'] ?? '') && isValidUtf8(body));
-    const requestId = randomUUID();
-    const routeKey = route ? `${route.method} ${gatewayPath(route.path)}` : '$default';
-    const now = new Date();
-    const event: ApiEvent & Record<string, unknown> = {
-      version: '2.0',
-      routeKey,
-      rawPath: url.pathname,
-      rawQueryString,
+    const { event, authorizerEvent: authorizerEventOf, requestId } = gatewayEvents({
+      method,
+      url: req.url ?? '/',
       headers,
-      ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-      ...(match.kind === 'route' && Object.keys(match.params).length > 0 ? { pathParameters: match.params } : {}),
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'local',
-        domainName: headers.host ?? 'localhost',
-        domainPrefix: 'localhost',
-        http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
-        requestId,
-        routeKey,
-        stage: '$default',
-        time: now.toISOString(),
-        timeEpoch: now.getTime(),
-      },
-      ...(body.length > 0 ? { body: text ? body.toString('utf8') : body.toString('base64') } : {}),
-      isBase64Encoded: !text,
-    };
+      body,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      route,
+      params: match.kind === 'route' ? match.params : {},
+    });
 
     if (route && needsAuthorizer(route)) {
       const identity = AUTHORIZER.identitySource.map((src) => headers[src.replace('$request.header.', '').toLowerCase()]);
@@ -130,19 +100,7 @@ export async function startGateway(port: number): Promise<Gateway> {
       const cacheKey = identity.join('\u0000');
       let result = AUTHORIZER.resultsCacheTtlSeconds > 0 ? authorizerCache.get(cacheKey) : undefined;
       if (!result || result.until < Date.now()) {
-        const authorizerEvent = {
-          version: '2.0',
-          type: 'REQUEST',
-          routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,
-          identitySource: identity as string[],
-          routeKey,
-          rawPath: url.pathname,
-          rawQueryString,
-          headers,
-          queryStringParameters: query,
-          pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
-          requestContext: event.requestContext,
-        } as unknown as APIGatewayRequestAuthorizerEventV2;
+        const authorizerEvent = authorizerEventOf(identity as string[]);
         let output: { isAuthorized: boolean; context?: object };
         try {
           output = await (await loadHandler<unknown, typeof output>(AUTHORIZER_ENTRY))(authorizerEvent, lambdaContext('authorizer'));

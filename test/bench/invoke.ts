@@ -3,13 +3,13 @@
  * without HTTP: the same modules, the same exports and the same event shape as the local
  * gateway of infra/local uses, so a function's cost can be measured apart from the gateway's.
  */
-import { randomUUID } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { AUTHORIZER_ENTRY, ROUTES } from '../../functions/registry.js';
-import { lambdaContext, loadHandler } from '../../infra/local/functions.js';
+import { gatewayEvents, lambdaContext, loadHandler } from '../../infra/local/functions.js';
+import { AUTHORIZER } from '../../infra/api-config.js';
 import type { ApiEvent, ApiResult, AuthorizerContext } from '../../shared/http/handler.js';
 import { Router } from '../../shared/http/router.js';
-import { gatewayPath, needsAuthorizer, routeEntry, type RouteDecl } from '../../shared/http/route.js';
+import { needsAuthorizer, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import type { SdkCall, SdkCallRecorder } from './sdk-calls.js';
 
 export interface RequestSpec {
@@ -38,53 +38,15 @@ export function prepareEvent(spec: RequestSpec, host: string): PreparedEvent {
   const { route } = match;
   const headers: Record<string, string> = { host, 'user-agent': 'bench', accept: '*/*', 'x-forwarded-proto': 'http' };
   if (spec.token) headers.authorization = `Bearer ${spec.token}`;
-  const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-  if (body !== undefined) {
+  const body = spec.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(spec.body));
+  if (body.length > 0) {
     headers['content-type'] = 'application/json';
-    headers['content-length'] = String(Buffer.byteLength(body));
+    headers['content-length'] = String(body.length);
   }
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
-  const routeKey = `${route.method} ${gatewayPath(route.path)}`;
-  const now = new Date();
-  const requestContext = {
-    accountId: '000000000000',
-    apiId: 'local',
-    domainName: host,
-    domainPrefix: 'localhost',
-    http: { method: spec.method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-    requestId: randomUUID(),
-    routeKey,
-    stage: '$default',
-    time: now.toISOString(),
-    timeEpoch: now.getTime(),
-  };
-  const event: ApiEvent & Record<string, unknown> = {
-    version: '2.0',
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString,
-    headers,
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    ...(Object.keys(match.params).length > 0 ? { pathParameters: match.params } : {}),
-    requestContext,
-    ...(body !== undefined ? { body } : {}),
-    isBase64Encoded: false,
-  };
+  const events = gatewayEvents({ method: spec.method, url: spec.path, headers, body, sourceIp: '127.0.0.1', route, params: match.params });
+  const event = events.event;
   if (!needsAuthorizer(route)) return { route, event };
-  const authorizerEvent = {
-    version: '2.0',
-    type: 'REQUEST',
-    routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${spec.method}${url.pathname}`,
-    identitySource: [],
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString,
-    headers,
-    queryStringParameters: query,
-    pathParameters: match.params,
-    requestContext,
-  } as unknown as APIGatewayRequestAuthorizerEventV2;
+  const authorizerEvent = events.authorizerEvent([...AUTHORIZER.identitySource]);
   return { route, event, authorizerEvent };
 }
 
