@@ -1,8 +1,7 @@
 /** The operations on /api/profiles/ (API.md §4.12). */
-import * as z from 'zod';
-import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRead } from '../../shared/domain/profiles.js';
+import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRead, profileResource } from '../../shared/domain/profiles.js';
+import { listQuery } from '../../shared/http/crud-routes.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
-import { orderingParam, searchParam } from '../../shared/http/schemas.js';
 
 const PROFILES = '/api/profiles/';
 const PROFILE = '/api/profiles/{id}/';
@@ -14,7 +13,7 @@ export const routes = {
   list: defineRoute({
     name: 'profiles.list', method: 'GET', path: PROFILES, access: 'administrator',
     summary: 'List profiles',
-    query: z.object({ ordering: orderingParam(['created_at', 'username'], '-created_at'), q: searchParam }),
+    query: listQuery(profileResource),
     response: { status: 200, schema: profileRead, page: true, fields: PROFILE_FIELDS },
   }),
   create: defineRoute({

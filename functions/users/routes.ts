@@ -1,12 +1,9 @@
 /** The operations on /api/users/ (API.md §4.21). */
 import * as z from 'zod';
-import { ROLES } from '../../shared/auth/roles.js';
 import { ReviewKind } from '../../shared/domain/enums.js';
 import { REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewRead } from '../../shared/domain/reviews.js';
 import {
-  USER_DEFAULT_ORDERING,
   USER_FIELDS,
-  USER_ORDERINGS,
   adminUserBody,
   adminUserPatchBody,
   deleteSelfBody,
@@ -23,9 +20,10 @@ import {
   userAboutRead,
   userRead,
   usernameParams,
-  userSearchParam,
+  userListing,
 } from '../../shared/domain/users.js';
 import type { Caller } from '../../shared/auth/roles.js';
+import { listQuery } from '../../shared/http/crud-routes.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 import { booleanParam, enumParam, orderingParam } from '../../shared/http/schemas.js';
 
@@ -53,12 +51,7 @@ export const routes = {
   list: defineRoute({
     name: 'users.list', method: 'GET', path: USERS, access: 'administrator',
     summary: 'List users',
-    query: z.object({
-      ordering: orderingParam(USER_ORDERINGS, USER_DEFAULT_ORDERING),
-      q: userSearchParam,
-      role: enumParam(ROLES),
-      is_active: booleanParam,
-    }),
+    query: listQuery(userListing),
     response: { status: 200, schema: userRead, page: true, fields: USER_FIELDS },
   }),
   create: defineRoute({

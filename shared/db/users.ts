@@ -25,7 +25,6 @@ import type { Role } from '../auth/roles.js';
 import { uniquenessKey } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
-import type { IndexPage } from './index-query.js';
 import {
   commit,
   createPlan,
@@ -35,7 +34,6 @@ import {
   getRecord,
   itemPlan,
   joinPlans,
-  listRecords,
   put,
   recordKeyOf,
   replacePlan,
@@ -44,7 +42,6 @@ import {
   unchangedPlan,
   type BaseRecord,
   type EntityDef,
-  type ListRequest,
   type Stored,
   type WritePlan,
 } from './records.js';
@@ -209,16 +206,6 @@ export function deleteUserPlan(stored: StoredUser): WritePlan {
 
 /** A condition that the user is unchanged since it was read (for writes that copy its username). */
 export const userUnchangedPlan = (stored: StoredUser): WritePlan => unchangedPlan(users, stored);
-
-/**
- * A page of the administrator's user list (API.md §4.21.1). `q` matches a user when every term
- * is a word prefix of the username, or when `emailPrefix` (the trimmed, lower-cased `q`) is a
- * prefix of the e-mail address.
- */
-export function listUsers(req: Omit<ListRequest, 'orPrefix'> & { emailPrefix?: string }): Promise<IndexPage<UserRecord>> {
-  const { emailPrefix, ...rest } = req;
-  return listRecords(users, { ...rest, ...(emailPrefix !== undefined ? { orPrefix: { attribute: 'email', prefix: emailKey(emailPrefix) } } : {}) });
-}
 
 /** Forgets revoked families whose tokens have all expired. */
 function prune(priv: UserPrivate): UserPrivate {

@@ -15,6 +15,11 @@ export interface ListOptions {
   search: boolean;
   /** Extra filter parameters (query schemas) matched by equality on filter attributes. */
   filters?: z.ZodRawShape;
+  /**
+   * `q` also matches a record whose filter attribute `attribute` starts with the whole `q`,
+   * normalised by `normalize` (the users' e-mail search, API.md §4.21.1).
+   */
+  alsoPrefixOf?: { attribute: string; normalize: (q: string) => string };
 }
 
 export interface Resource<R extends BaseRecord = BaseRecord> {
@@ -35,6 +40,9 @@ export interface Resource<R extends BaseRecord = BaseRecord> {
   /** Rules that need the stored record (e.g. 409 on a forbidden change); throws HttpError. */
   checkChange?(before: Stored<R> | null, after: R): void;
 }
+
+/** What listing a resource needs: its entity, read shape and list options. */
+export type Listing<R extends BaseRecord = BaseRecord> = Pick<Resource<R>, 'entity' | 'read' | 'list'>;
 
 export function bodySchemas<R extends BaseRecord>(resource: Resource<R>) {
   return writeSchemas(resource.fields);

@@ -6,9 +6,11 @@
 import * as z from 'zod';
 import { passwordProblems } from '../auth/passwords.js';
 import { ROLES } from '../auth/roles.js';
-import { queryTerms } from '../text.js';
 import { Gender } from './enums.js';
+import { emailKey, users, type UserRecord } from '../db/users.js';
+import { booleanParam, enumParam } from '../http/schemas.js';
 import { email, line, MSG } from './fields.js';
+import type { Listing } from './resource.js';
 
 export const RESERVED_USERNAMES = new Set([
   'me',
@@ -50,6 +52,22 @@ export const userRead = z.object({
 });
 export const USER_FIELDS = Object.keys(userRead.shape);
 
+/**
+ * The administrator's user list (§4.21.1): `q` matches when every term is a word prefix of the
+ * username, or when the whole `q` (trimmed, lower case) is a prefix of the e-mail address.
+ */
+export const userListing: Listing<UserRecord> = {
+  entity: users,
+  read: userRead,
+  list: {
+    orderings: ['username', 'created_at', 'last_login'],
+    defaultOrdering: '-created_at',
+    search: true,
+    filters: { role: enumParam(ROLES), is_active: booleanParam },
+    alsoPrefixOf: { attribute: 'email', normalize: emailKey },
+  },
+};
+
 /** The answer to a registration (§4.21.1), the same whether or not the e-mail already had an account. */
 export const registrationRead = z.object({ id: z.string(), email: z.string().meta({ format: 'email' }), username: z.string() });
 
@@ -77,27 +95,6 @@ function listCounts(statuses: readonly string[]) {
 export const usernameParams = z.object({
   username: z.string().min(3).max(30).regex(USERNAME_PATTERN).meta({ description: 'A username (case-insensitive).' }),
 });
-
-/** `ordering` keys of the administrator's user list (§4.21.1) and its default. */
-export const USER_ORDERINGS = ['username', 'created_at', 'last_login'] as const;
-export const USER_DEFAULT_ORDERING = '-created_at';
-
-/**
- * `q` of the user list: the terms of §1.6 (matched against the username) and the trimmed,
- * lower-cased text (a prefix of the e-mail address).
- */
-export const userSearchParam = z
-  .string()
-  .transform((v, ctx) => {
-    const out = queryTerms(v);
-    if ('error' in out) {
-      ctx.issues.push({ code: 'custom', message: out.error, input: v });
-      return { terms: [] as string[], text: '' };
-    }
-    return { terms: out.terms, text: v.trim().toLowerCase() };
-  })
-  .optional()
-  .meta({ description: 'Search: every term a word prefix of the username, or the whole value a prefix of the e-mail address.' });
 
 /** Adds the §3.12 password rules and the re-typed match to a body schema. */
 function withPasswordRules<T extends z.ZodObject>(

@@ -4,12 +4,13 @@
  */
 import * as z from 'zod';
 import type { BaseRecord } from '../db/records.js';
-import { bodySchemas, type Resource } from '../domain/resource.js';
+import { bodySchemas, type Listing, type Resource } from '../domain/resource.js';
 import { defineRoute } from './route.js';
 import { orderingParam, searchParam } from './schemas.js';
 
-function listQuery<R extends BaseRecord>(resource: Resource<R>) {
-  const { orderings, defaultOrdering, search, filters } = resource.list;
+/** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
+export function listQuery<R extends BaseRecord>(listing: Listing<R>) {
+  const { orderings, defaultOrdering, search, filters } = listing.list;
   return z.object({
     ordering: orderingParam(orderings, defaultOrdering),
     ...(search ? { q: searchParam } : {}),

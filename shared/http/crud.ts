@@ -17,7 +17,7 @@ import {
   type BaseRecord,
   type Stored,
 } from '../db/records.js';
-import type { Resource } from '../domain/resource.js';
+import type { Listing, Resource } from '../domain/resource.js';
 import { newId } from '../ids.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -27,19 +27,25 @@ import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 type Op = Operation;
 const now = () => new Date().toISOString();
 
-export function listOperation<R extends BaseRecord>(resource: Resource<R>): Op {
+export function listOperation<R extends BaseRecord>(resource: Listing<R>): Op {
   const filterNames = Object.keys(resource.list.filters ?? {});
   const keys = Object.keys(resource.read.shape);
+  const alsoPrefixOf = resource.list.alsoPrefixOf;
   const criteria = (req: ApiRequest) => {
     const q = req.query as unknown as { ordering: { key: string; descending: boolean }; q?: string[] } & Record<string, unknown>;
-    const equals: Record<string, string> = {};
-    for (const name of filterNames) if (typeof q[name] === 'string') equals[name] = q[name];
+    const equals: Record<string, string | boolean> = {};
+    for (const name of filterNames) {
+      const value = q[name];
+      if (typeof value === 'string' || typeof value === 'boolean') equals[name] = value;
+    }
     const terms = q.q ?? [];
-    return { ordering: q.ordering, terms, equals, exactCount: terms.length === 0 && Object.keys(equals).length === 0 };
+    const rawQ = req.queryPairs.find(([k]) => k === 'q')?.[1];
+    const orPrefix = alsoPrefixOf && terms.length > 0 && rawQ !== undefined ? { attribute: alsoPrefixOf.attribute, prefix: alsoPrefixOf.normalize(rawQ) } : undefined;
+    return { ordering: q.ordering, terms, equals, orPrefix, exactCount: terms.length === 0 && Object.keys(equals).length === 0 };
   };
   const counter = counterKeyOf(resource.entity);
   const op: Op = async (req) => {
-    const { ordering, terms, equals, exactCount } = criteria(req);
+    const { ordering, terms, equals, orPrefix, exactCount } = criteria(req);
     const prefetched = req.prefetched(counter);
     const [page, count] = await Promise.all([
       listRecords(resource.entity, {
@@ -49,6 +55,7 @@ export function listOperation<R extends BaseRecord>(resource: Resource<R>): Op {
         cursor: req.query.cursor ?? null,
         terms,
         equals,
+        ...(orPrefix ? { orPrefix } : {}),
       }),
       !exactCount ? null : prefetched !== undefined ? countFromItem(prefetched) : countRecords(resource.entity),
     ]);
