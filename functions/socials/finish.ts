@@ -5,9 +5,11 @@
  * 2. The state is taken (deleted) whatever happens next; it must be this provider's and unexpired.
  * 3. The code is exchanged (PKCE verifier, stored redirect URI) and the ID token validated.
  * 4. The provider must assert a verified e-mail address.
- * 5. The account: the one linked to the identity (`iss` + `sub`); else the one with that e-mail,
- *    which gets linked (and activated if it never was); else a new active member with a profile
- *    from the given/family name and an https picture. A deactivated account → 401.
+ * 5. The account: the one linked to the identity (`iss` + `sub`); else the active one with that
+ *    e-mail, which gets linked; else a new active member with a profile from the given/family
+ *    name and an https picture — which replaces a registration with that e-mail that was never
+ *    activated (the provider proved control of the address, the registrant did not: nothing the
+ *    registrant chose survives, docs/decisions.md). A deactivated account → 401.
  * 6. A new token family; `last_login` set — in the same transaction as the link or the new account.
  */
 import { accountInactive } from '../../shared/auth/credentials.js';
@@ -20,13 +22,12 @@ import {
   socialProvider,
   type SocialIdentity,
 } from '../../shared/auth/social.js';
-import { newAccount } from '../../shared/domain/accounts.js';
+import { newAccount, replaceRegistration } from '../../shared/domain/accounts.js';
 import { email as emailField, url } from '../../shared/domain/fields.js';
 import { availableUsername } from '../../shared/domain/usernames.js';
-import { createProfilePlan } from '../../shared/db/profiles.js';
 import { commit, StaleRecord, type WritePlan } from '../../shared/db/records.js';
 import { getSocialLink, LinkChanged, linkPlans, takeSocialState } from '../../shared/db/social.js';
-import { createUserPlan, getUser, getUserByEmail, getUserByUsername, replaceUserPlan, type UserRecord } from '../../shared/db/users.js';
+import { getUser, getUserByEmail, getUserByUsername, isPendingRegistration, replaceUserPlan, type UserRecord } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { HttpError, invalidQuery, notFound, serviceUnavailable, validationError } from '../../shared/http/problem.js';
@@ -108,24 +109,27 @@ async function attemptSignIn(provider: string, identity: VerifiedIdentity): Prom
   const newLink = (userId: string): WritePlan[] =>
     linkPlans({ provider, iss: identity.iss, sub: identity.sub, user_id: userId, created_at: now }, link);
 
-  if (user) {
+  const pending = user !== null && isPendingRegistration(user.record, user.priv) ? user : null;
+  if (user && !pending) {
     // Deactivated by an administrator (it was active once): no sign-in, and no link.
-    if (!user.record.is_active && user.priv.activated_at !== null) throw accountInactive();
-    const activating = !user.record.is_active;
-    const record: UserRecord = { ...user.record, last_login: now, ...(activating ? { is_active: true, updated_at: now } : {}) };
-    const priv = activating ? { ...user.priv, activated_at: now } : user.priv;
-    const { pair, plan } = await issueTokenPair({ id: record.id, token_version: priv.token_version }, newId());
-    await commit(replaceUserPlan(user, record, priv), ...(linked ? [] : newLink(record.id)), plan);
-    if (!linked) logger.info('social identity linked', { provider, user_id: record.id, activated: activating });
+    if (!user.record.is_active) throw accountInactive();
+    const record: UserRecord = { ...user.record, last_login: now };
+    const { pair, plan } = await issueTokenPair({ id: record.id, token_version: user.priv.token_version }, newId());
+    await commit(replaceUserPlan(user, record), ...(linked ? [] : newLink(record.id)), plan);
+    if (!linked) logger.info('social identity linked', { provider, user_id: record.id });
     return { user: record, pair };
   }
 
-  const username = await availableUsername([identity.preferred_username, identity.email.split('@')[0]], async (u) => (await getUserByUsername(u)) !== null);
-  const account = newAccount({ email: identity.email, username, passwordHash: null, active: true, profile: profileFields(identity) }, now);
-  const record: UserRecord = { ...account.user, last_login: now };
+  const username = await availableUsername([identity.preferred_username, identity.email.split('@')[0]], async (u) => {
+    const holder = await getUserByUsername(u);
+    return holder !== null && holder.record.id !== pending?.record.id;
+  });
+  const input = { username, passwordHash: null, profile: profileFields(identity), lastLogin: now };
+  const account = pending ? await replaceRegistration(pending, input, now) : newAccount({ email: identity.email, active: true, ...input }, now);
+  const record = account.user;
   const { pair, plan } = await issueTokenPair({ id: record.id, token_version: account.priv.token_version }, newId());
-  await commit(createUserPlan(record, account.priv), createProfilePlan(account.profile), ...newLink(record.id), plan);
-  logger.info('account created by social sign-in', { provider, user_id: record.id });
+  await commit(...account.plans, ...newLink(record.id), plan);
+  logger.info(pending ? 'unactivated registration replaced by social sign-in' : 'account created by social sign-in', { provider, user_id: record.id });
   return { user: record, pair };
 }
 

@@ -4,16 +4,20 @@
  * 1. Every field is validated (formats, username and password rules, `re_password`): one 400.
  * 2. A taken username → 409 (`errors.username`), before the e-mail is looked at.
  * 3. An e-mail that already has an account → the same 201 as a success, with a fresh id that
- *    names nothing, and E2 to that address; nothing is created.
- * 4. Otherwise an inactive member, its empty profile and E1 (activation) in one transaction.
+ *    names nothing, and E2 to that address; nothing is created. When that account was never
+ *    activated, E2 says so and how the address's owner takes the address over (a password
+ *    reset replaces the registration; docs/decisions.md, squatting).
+ * 4. Otherwise an inactive member, its empty profile and E1 (activation) in one transaction. The
+ *    outbox holds the activation token's grant, not the token (the mailer makes it).
+
  *
  * The password is hashed in every case that reaches 2–4 (at the same time as the two reads), so
  * the answers take the same time whether or not the address has an account.
  */
-import { issueEmailToken } from '../../shared/auth/email-tokens.js';
+import { newGrant } from '../../shared/auth/email-tokens.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { commit } from '../../shared/db/records.js';
-import { getUserByEmail, getUserByUsername } from '../../shared/db/users.js';
+import { getUserByEmail, getUserByUsername, isPendingRegistration, type StoredUser } from '../../shared/db/users.js';
 import { newAccount } from '../../shared/domain/accounts.js';
 import { commitAccount, mail } from '../../shared/http/accounts.js';
 import { createHandler, type Operation, type Reply } from '../../shared/http/handler.js';
@@ -32,20 +36,21 @@ const register: Operation<typeof routes.create> = async (req) => {
     body: { id, email, username },
     headers: { location: `${req.baseUrl}/api/users/${id}/` },
   });
-  const alreadyRegistered = async () => {
-    await commit(mail({ template: 'E2', to: email, data: {} }));
+  const alreadyRegistered = async (other: StoredUser | null) => {
+    const pending = other !== null && isPendingRegistration(other.record, other.priv);
+    await commit(mail({ template: 'E2', to: email, data: pending ? { pending } : {} }));
     return answer(newId());
   };
-  if (byEmail) return alreadyRegistered();
+  if (byEmail) return alreadyRegistered(byEmail);
 
   const id = newId();
-  const { token, nonce } = await issueEmailToken(id, 'activation');
-  const account = newAccount({ id, email, username, passwordHash, active: false, nonces: { activation: nonce } });
+  const grant = newGrant();
+  const account = newAccount({ id, email, username, passwordHash, active: false, nonces: { activation: grant.nonce } });
   try {
-    await commitAccount([...account.plans, mail({ template: 'E1', to: email, data: { username, uid: id, token } })], false);
+    await commitAccount([...account.plans, mail({ template: 'E1', to: email, data: { username, uid: id, grant } })], false);
   } catch (err) {
     // Registered meanwhile with this address: answered as above. A username taken meanwhile stays a 409.
-    if (err instanceof HttpError && err.type === 'conflict' && err.extras.errors?.email) return alreadyRegistered();
+    if (err instanceof HttpError && err.type === 'conflict' && err.extras.errors?.email) return alreadyRegistered(await getUserByEmail(email));
     throw err;
   }
   return answer(id);

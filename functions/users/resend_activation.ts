@@ -1,14 +1,16 @@
 /**
- * `POST /api/users/resend_activation/` (API.md §4.21.3): `{email}`. Always 204 (the answer never
- * tells whether the address has an account). When a never-activated account has this address, a
- * new E1 goes to it and older activation tokens become stale (the new nonce replaces theirs).
+ * `POST /api/users/resend_activation/` (API.md §4.21.3): `{email}`. Always 204, after the same
+ * work whatever the address: the request is recorded, and the mailer sends a new E1 when a
+ * never-activated account has this address (older activation tokens become stale then;
+ * shared/email/requests.ts). So neither the answer nor its time tells whether the address has
+ * an account.
  */
-import { mailNewToken } from '../../shared/http/accounts.js';
+import { recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { routes } from './routes.js';
 
 const resend: Operation<typeof routes.resend_activation> = async (req) => {
-  await mailNewToken(req.body().email, 'activation', 'E1', (user) => user.priv.activated_at === null);
+  await recordRequest({ request: 'activation', to: req.body().email, data: {} });
   return { status: 204 };
 };
 

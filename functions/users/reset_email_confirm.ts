@@ -23,7 +23,7 @@ const confirm: Operation = (req) =>
     const after = { ...before, email: user.priv.pending_email!, updated_at: at };
     await commitAccount(
       [
-        replaceUserPlan(user, after, afterEmailChange(user.priv)),
+        replaceUserPlan(user, after, afterEmailChange(user.priv, at)),
         mail({ template: 'E8', to: before.email, data: { username: before.username, new_email: after.email, changed_at: at } }),
       ],
       false,

@@ -62,7 +62,6 @@ export const routes = {
     response: { status: 201, schema: registrationRead, etag: false },
     errors: ['validation-error', 'conflict'],
     rateLimit: { policy: 'registration' },
-    uses: ['email-tokens'],
   }),
   get: defineRoute({
     name: 'users.get', method: 'GET', path: USER, access: 'member', guard: ownOrAdministrator,
@@ -135,14 +134,12 @@ export const routes = {
     summary: 'Resend the activation email', body: emailBody,
     response: { status: 204 }, errors: ['validation-error'],
     rateLimit: { policy: 'mail-request' },
-    uses: ['email-tokens'],
   }),
   reset_email: defineRoute({
     name: 'users.reset_email', method: 'POST', path: '/api/users/reset_email/', access: 'credentials',
     summary: 'Start an email reset', body: resetEmailBody,
     response: { status: 204 }, errors: ['validation-error', 'invalid-credentials', 'account-inactive'],
     rateLimit: { policy: 'sign-in' },
-    uses: ['email-tokens'],
   }),
   reset_email_confirm: defineRoute({
     name: 'users.reset_email_confirm', method: 'POST', path: '/api/users/reset_email_confirm/', access: 'credentials',
@@ -156,7 +153,6 @@ export const routes = {
     summary: 'Start a password reset', body: emailBody,
     response: { status: 204 }, errors: ['validation-error'],
     rateLimit: { policy: 'mail-request' },
-    uses: ['email-tokens'],
   }),
   reset_password_confirm: defineRoute({
     name: 'users.reset_password_confirm', method: 'POST', path: '/api/users/reset_password_confirm/', access: 'credentials',
@@ -170,7 +166,6 @@ export const routes = {
     summary: "Set the user's email", body: setEmailBody,
     response: { status: 204 }, errors: ['validation-error'],
     rateLimit: { policy: 'account' },
-    uses: ['email-tokens'],
   }),
   set_password: defineRoute({
     name: 'users.set_password', method: 'POST', path: '/api/users/set_password/', access: 'member',

@@ -1,12 +1,13 @@
 /**
  * `POST /api/users/set_email/` (API.md §4.21.2): `{current_password, new_email, re_new_email}`.
  * Every field error in one 400: a wrong current password, an invalid new address or one equal to
- * the current address, a mismatched retype. Then an e-mail change starts (shared/http/accounts.ts
- * `startEmailChange`): E6 and E7, or only E2 when the new address already has an account.
+ * the current address, a mismatched retype. Then an e-mail change is requested: the mailer starts
+ * it (E6 and E7) or sends only E2 when the new address has another account
+ * (shared/email/requests.ts); the answer is the same work either way.
  */
 import { verifyPassword } from '../../shared/auth/passwords.js';
 import { setEmailBody } from '../../shared/domain/users.js';
-import { addError, checkBody, loadSelf, startEmailChange } from '../../shared/http/accounts.js';
+import { addError, checkBody, loadSelf, now, recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
@@ -20,7 +21,7 @@ const setEmail: Operation = async (req) => {
   }
   if (value && value.new_email === user.record.email) addError(errors, 'new_email', 'This is already your e-mail address.');
   if (!value || Object.keys(errors).length > 0) throw validationError(errors);
-  await startEmailChange(user.record.id, value.new_email);
+  await recordRequest({ request: 'email_change', to: value.new_email, data: { user_id: user.record.id, requested_at: now() } });
   return { status: 204 };
 };
 

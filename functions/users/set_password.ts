@@ -2,13 +2,13 @@
  * `POST /api/users/set_password/` (API.md §4.21.2): `{current_password, new_password,
  * re_new_password}`. Every field error in one 400: a wrong current password, the rules of the new
  * one (against the caller's username and e-mail), a mismatched retype. Then the password is
- * changed, every token of the user is revoked (the one used included), password-reset tokens
- * become stale, and E5 goes to the account.
+ * changed, every token of the user is revoked (the one used included), password-reset and
+ * e-mail change tokens become stale (a pending e-mail change ends), and E5 goes to the account.
  */
 import { hashPassword, verifyPassword } from '../../shared/auth/passwords.js';
 import { commit } from '../../shared/db/records.js';
 import { replaceUserPlan } from '../../shared/db/users.js';
-import { revokingAllTokens, withoutNonce } from '../../shared/domain/accounts.js';
+import { afterPasswordChange } from '../../shared/domain/accounts.js';
 import { newPasswordErrors, setPasswordBody } from '../../shared/domain/users.js';
 import { addError, addErrors, checkBody, loadSelf, mail, now, retrying } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
@@ -30,8 +30,9 @@ const setPassword: Operation = async (req) => {
     }
     if (!value || Object.keys(errors).length > 0) throw validationError(errors);
     if (hashed?.password !== value.new_password) hashed = { password: value.new_password, hash: await hashPassword(value.new_password) };
-    const priv = { ...withoutNonce(revokingAllTokens(user.priv), 'password_reset'), password_hash: hashed.hash };
-    await commit(replaceUserPlan(user, u, priv), mail({ template: 'E5', to: u.email, data: { username: u.username, changed_at: now() } }));
+    const at = now();
+    const priv = { ...afterPasswordChange(user.priv, at), password_hash: hashed.hash };
+    await commit(replaceUserPlan(user, u, priv), mail({ template: 'E5', to: u.email, data: { username: u.username, changed_at: at } }));
     return { status: 204 };
   });
 };

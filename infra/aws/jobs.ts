@@ -38,7 +38,7 @@ export class ScheduledJobs extends Construct {
         timeout: Duration.minutes(5),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: { ...props.environment, [ENV.table]: props.table.tableName, ...(job.sendsMail ? props.mail!.environment() : {}) },
-        statements: [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE]), ...(job.sendsMail ? [props.mail!.sendStatement()] : [])],
+        statements: [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE]), ...(job.sendsMail ? props.mail!.statements() : [])],
       });
       new Rule(this, `${job.name}-schedule`, {
         description: `Runs the ${job.name} job`,

@@ -118,7 +118,7 @@ export class CatalogueStack extends Stack {
     // E-mail: only with a sender configured (`-c mailFrom=… -c frontendUrl=…`): an identity needs
     // a verified address or domain. Without one, the functions that send (the mailer and the
     // outbox job) are not created; e-mails stay queued in the outbox until a sender exists.
-    if (config.mailFrom) this.mail = new MailIdentity(this, 'Mail', { mailFrom: config.mailFrom, frontendUrl: config.frontendUrl! });
+    if (config.mailFrom) this.mail = new MailIdentity(this, 'Mail', { mailFrom: config.mailFrom, frontendUrl: config.frontendUrl!, tokenKey: this.secrets.emailToken });
 
     // The HTTP API. No API Gateway CORS configuration on purpose: CORS headers, including the
     // OPTIONS preflights, are answered by the functions (preflights by the catch-all function),

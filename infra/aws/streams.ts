@@ -92,7 +92,7 @@ export class StreamConsumers extends Construct {
           }),
           // Lambda sends the description of a given-up batch with the function's role.
           new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
-          ...(consumer.sendsMail ? [props.mail!.sendStatement()] : []),
+          ...(consumer.sendsMail ? props.mail!.statements() : []),
         ],
       });
       // The destination only; the permission is the statement above (no grant on the role).

@@ -31,15 +31,37 @@ async function mac(uid: string, body: Buffer): Promise<Buffer> {
   return createHmac('sha256', key).update(uid).update('\u0000').update(body).digest().subarray(0, MAC);
 }
 
-/** A new token for `uid` and `purpose`; the caller stores `nonce` as the user's current one. */
-export async function issueEmailToken(uid: string, purpose: Purpose, now = new Date()): Promise<{ token: string; nonce: string }> {
-  const nonce = randomBytes(NONCE);
+/**
+ * What a token is made of besides the key: a fresh random nonce and the issue time (epoch
+ * seconds). Granting needs no secret, so the change that grants a token (registration, an
+ * account request) stores the grant; only the deliverer, which holds the key, turns it into the
+ * token it e-mails (`emailToken`). The outbox therefore never holds a usable token.
+ */
+export interface Grant {
+  nonce: string;
+  issued: number;
+}
+
+/** A new grant; the caller stores `nonce` as the user's current one for the purpose. */
+export function newGrant(now = new Date()): Grant {
+  return { nonce: randomBytes(NONCE).toString('base64url'), issued: Math.floor(now.getTime() / 1000) };
+}
+
+/** The token of a grant for `uid` and `purpose` (keyed by EMAIL_TOKEN_SECRET_ID). */
+export async function emailToken(uid: string, purpose: Purpose, grant: Grant): Promise<string> {
+  const nonce = Buffer.from(grant.nonce, 'base64url');
+  if (nonce.length !== NONCE) throw new Error('malformed grant nonce');
   const body = Buffer.alloc(1 + NONCE + TIME);
   body.writeUInt8(PURPOSES[purpose], 0);
   nonce.copy(body, 1);
-  body.writeUIntBE(Math.floor(now.getTime() / 1000), 1 + NONCE, TIME);
-  const token = Buffer.concat([body, await mac(uid, body)]).toString('base64url');
-  return { token, nonce: nonce.toString('base64url') };
+  body.writeUIntBE(grant.issued, 1 + NONCE, TIME);
+  return Buffer.concat([body, await mac(uid, body)]).toString('base64url');
+}
+
+/** A new token for `uid` and `purpose` at once (tests and tools); the caller stores `nonce`. */
+export async function issueEmailToken(uid: string, purpose: Purpose, now = new Date()): Promise<{ token: string; nonce: string }> {
+  const grant = newGrant(now);
+  return { token: await emailToken(uid, purpose, grant), nonce: grant.nonce };
 }
 
 export type TokenCheck = { ok: true; nonce: string } | { ok: false; reason: 'not-genuine' | 'stale' };

@@ -3,12 +3,17 @@
  * the change that causes it (`outboxPlan`, committed with the change's own plans), then delivered
  * by the mailer (the stream consumer of the INSERT) or by the outbox job (retries).
  *
- *   message    pk = OUTBOX#<id>   sk = M                  { id, template, to, data, status, attempts,
+ *   message    pk = OUTBOX#<id>   sk = M                  { id, template | request, to, data, status, attempts,
  *                                                           created_at, next_at?, lease?, lease_until?,
  *                                                           sent_at?, last_error?, expires_at (TTL) }
  *   due entry  pk = OUTBOX#DUE    sk = <next_at>#<id>     { id, expires_at (TTL) }
  *
- * Status: pending → sending (claimed, with a lease) → sent | retry (→ sending …) | dead.
+ * A message is an e-mail (`template`; a token e-mail holds the token's grant, never the token) or
+ * an account request (`request`), which its delivery turns into the e-mails it calls for
+ * (shared/email/requests.ts).
+ *
+ * Status: pending → sending (claimed, with a lease) → sent | dropped (the recipient's cap) |
+ * retry (→ sending …) | dead.
  * Invariant: a message that is not sent or dead has exactly one due entry, at its `next_at`
  * (for a new message: a little after its creation, in case the stream consumer never gets to
  * it). So the outbox job, which reads only the due partition, finds every message that still
@@ -22,15 +27,18 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { newId } from '../ids.js';
-import { parseEmailMessage, type EmailMessage } from '../email/templates.js';
+import { parseOutboxContent, type OutboxContent } from '../email/templates.js';
 import type { Item } from './batch.js';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { commit, del, itemPlan, put, type WritePlan } from './records.js';
 
-export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'retry' | 'dead';
+export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'dropped' | 'retry' | 'dead';
 
-export type OutboxMessage = EmailMessage & {
+/** Statuses after which a message is never delivered again. */
+export const FINAL_STATUSES: ReadonlySet<OutboxStatus> = new Set(['sent', 'dropped', 'dead']);
+
+export type OutboxMessage = OutboxContent & {
   id: string;
   status: OutboxStatus;
   /** Delivery attempts started (a claim starts one). */
@@ -89,16 +97,17 @@ function messageFromItem(item: Item): OutboxMessage {
 }
 
 /**
- * The items that queue `message`: the message (pending) and its first due entry. Commit it with
- * the plans of the change that causes the e-mail, e.g. `commit(createPlan(…), outboxPlan(E1))`.
+ * The items that queue `message` (an e-mail or an account request): the message (pending) and
+ * its first due entry. Commit it with the plans of the change that causes it, e.g.
+ * `commit(createPlan(…), outboxPlan(E1))`.
  */
-export function outboxPlan(message: EmailMessage, opts: { id?: string; now?: Date } = {}): WritePlan {
-  const { template, to, data } = parseEmailMessage(message);
+export function outboxPlan(message: OutboxContent, opts: { id?: string; now?: Date } = {}): WritePlan {
+  const content = parseOutboxContent(message);
   const id = opts.id ?? newId();
   const now = opts.now ?? new Date();
   const nextAt = iso(plusSeconds(now, FIRST_DUE_SECONDS));
   const expires = epochSeconds(plusSeconds(now, RETENTION_DAYS * 86_400));
-  const item = { ...messageKey(id), id, template, to, data, status: 'pending', attempts: 0, created_at: iso(now), next_at: nextAt, expires_at: expires };
+  const item = { ...messageKey(id), id, ...content, status: 'pending', attempts: 0, created_at: iso(now), next_at: nextAt, expires_at: expires };
   const plans = [itemPlan(put(item)), itemPlan(put({ ...dueKey(nextAt, id), id, expires_at: expires }))];
   return { items: plans.flatMap((p) => p.items), meanings: plans.flatMap((p) => p.meanings) };
 }
@@ -187,13 +196,16 @@ async function commitHeld(...plans: WritePlan[]): Promise<boolean> {
 }
 
 /**
- * Records that the claimed message `m` was accepted by SES: status `sent`, its due entry
- * removed. False when another deliverer took the message over meanwhile (nothing written).
+ * Records that the claimed message `m` is done: `sent` (accepted by SES; for an account request,
+ * decided, with `plans` — the changes and e-mails it called for — in the same transaction), or
+ * `dropped` (held back by the recipient's cap). Its due entry is removed. False when another
+ * deliverer took the message over meanwhile (nothing written).
  */
-export async function markSent(m: OutboxMessage, now = new Date()): Promise<boolean> {
+export async function markDone(m: OutboxMessage, status: 'sent' | 'dropped', now = new Date(), ...plans: WritePlan[]): Promise<boolean> {
   return commitHeld(
-    update(m, 'SET #status = :sent, sent_at = :now REMOVE #lease, lease_until, next_at, last_error', { ':sent': 'sent', ':now': iso(now) }),
+    update(m, 'SET #status = :done, sent_at = :now REMOVE #lease, lease_until, next_at, last_error', { ':done': status, ':now': iso(now) }),
     ...dropDue(m),
+    ...plans,
   );
 }
 
@@ -257,5 +269,5 @@ export async function removeDue(entry: Pick<DueEntry, 'sk'>): Promise<void> {
 
 /** True when the due entry no longer stands for work: its message is gone, final, or due at another time. */
 export function isStaleDue(entry: Pick<DueEntry, 'at'>, current: OutboxMessage | null): boolean {
-  return current === null || current.status === 'sent' || current.status === 'dead' || current.next_at !== entry.at;
+  return current === null || FINAL_STATUSES.has(current.status) || current.next_at !== entry.at;
 }

@@ -191,6 +191,11 @@ export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?:
 /**
  * Replaces `before` (as read, at its revision) by `after`, moving index and uniqueness items.
  * Private attributes are kept unless `priv` is given.
+ *
+ * `after` may have another id than `before` (a record re-created under a new id, e.g. an
+ * unactivated registration replaced by its address's owner, domain/accounts.ts): the old
+ * record item goes and the new one is created; a unique value both share stays claimed, the
+ * claim passing to the new id. The count does not change.
  */
 export function replacePlan<R extends BaseRecord>(
   def: EntityDef<R>,
@@ -199,16 +204,21 @@ export function replacePlan<R extends BaseRecord>(
   priv: Record<string, unknown> | undefined = before.priv,
 ): WritePlan {
   const d = anyDef(def);
-  const rev = before.rev + 1;
+  const rekeyed = after.id !== before.record.id;
+  const rev = rekeyed ? 1 : before.rev + 1;
   const sw = searchText(def.searchFields?.(after) ?? []);
-  const entries: [object, Meaning][] = [
-    [put({ ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) }, AT_REV(before.rev)), { what: 'record', kind: def.kind }],
-  ];
+  const record = { ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) };
+  const entries: [object, Meaning][] = rekeyed
+    ? [
+        [del(recordKey(d, before.record.id), AT_REV(before.rev)), { what: 'record', kind: def.kind }],
+        [put(record, NEW), { what: 'record', kind: def.kind }],
+      ]
+    : [[put(record, AT_REV(before.rev)), { what: 'record', kind: def.kind }]];
   for (const u of def.unique ?? []) {
     const oldKey = u.key(before.record);
     const newKey = u.key(after);
     if (oldKey === newKey) {
-      if (u.carry) entries.push([put(claimItem(def, u, after, rev, priv), OWNED_BY(after.id)), { what: 'record', kind: def.kind }]);
+      if (u.carry || rekeyed) entries.push([put(claimItem(def, u, after, rev, priv), OWNED_BY(before.record.id)), { what: 'record', kind: def.kind }]);
       continue;
     }
     entries.push([del(uniqueKey(d, u.field, oldKey)), null]);

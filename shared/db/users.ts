@@ -67,6 +67,12 @@ export interface UserPrivate {
   nonces?: Partial<Record<Purpose, string>>;
   /** The address of an e-mail change waiting for its confirmation. */
   pending_email?: string;
+  /**
+   * E-mail change requests made at or before this time are void (shared/email/requests.ts): a
+   * later request was decided already, or the password, the address or the active state changed
+   * since they were made.
+   */
+  email_changes_void_until?: string;
 }
 
 export const users: EntityDef<UserRecord> = {

@@ -27,6 +27,8 @@ export interface NewAccount {
   profile?: Partial<Pick<ProfileRecord, 'first_name' | 'last_name' | 'image'>>;
   /** Nonces of e-mailed tokens issued with the account (registration: the activation token). */
   nonces?: UserPrivate['nonces'];
+  /** Signed in by its creation (social sign-in): the time. */
+  lastLogin?: string;
 }
 
 /** Accounts never activated are deleted this many days after their registration (API.md §7.1, by the cleanup job). */
@@ -45,7 +47,7 @@ export function newAccount(input: NewAccount, now = new Date().toISOString()) {
     role,
     is_active: input.active,
     is_staff: isStaff(role),
-    last_login: null,
+    last_login: input.lastLogin ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -86,12 +88,63 @@ export function withoutNonce(priv: UserPrivate, ...purposes: Purpose[]): UserPri
 export const withNonce = (priv: UserPrivate, purpose: Purpose, nonce: string): UserPrivate => ({ ...priv, nonces: { ...priv.nonces, [purpose]: nonce } });
 
 /**
- * Private attributes once the e-mail address changed (confirmed change, or set by an
- * administrator): all tokens revoked, no pending change, e-mail change tokens stale (§2.2, §6).
+ * After an event that must end what was started with the old secrets (a password change, an
+ * e-mail change, a deactivation): every token revoked (§2.2), the e-mailed tokens of `purposes`
+ * stale, no pending e-mail change, and e-mail change requests made until `at` void — so an
+ * attacker who knew the old password cannot finish, or later start from a queued request, an
+ * e-mail change that the owner's password reset should have ended.
  */
-export function afterEmailChange(priv: UserPrivate): UserPrivate {
-  const { pending_email: _dropped, ...rest } = withoutNonce(revokingAllTokens(priv), 'email_change');
-  return rest;
+function ending(priv: UserPrivate, at: string, purposes: Purpose[]): UserPrivate {
+  const { pending_email: _dropped, ...rest } = withoutNonce(revokingAllTokens(priv), ...purposes);
+  return { ...rest, email_changes_void_until: at };
+}
+
+/** After a password change (set, reset): reset and e-mail change tokens stale (§6, and docs/decisions.md). */
+export const afterPasswordChange = (priv: UserPrivate, at: string): UserPrivate => ending(priv, at, ['password_reset', 'email_change']);
+
+/**
+ * After the e-mail address changed (confirmed change, or set by an administrator): e-mail change
+ * tokens stale (§6), and reset tokens too — they were sent to the old address.
+ */
+export const afterEmailChange = (priv: UserPrivate, at: string): UserPrivate => ending(priv, at, ['email_change', 'password_reset']);
+
+/** After an administrator's deactivation: every e-mailed token stale. */
+export const afterDeactivation = (priv: UserPrivate, at: string): UserPrivate => ending(priv, at, ['activation', 'password_reset', 'email_change']);
+
+/**
+ * The owner of an address replaces a registration with that address that was never activated
+ * (docs/decisions.md, "pre-hijacking"): the owner proved control of the address (a verified
+ * e-mail from a social provider, or a password-reset link sent to it), the registrant did not.
+ * A new active account takes the registration's place in one transaction: a new id, the given
+ * username and password (`null`: none, social sign-in), a blank profile (with `profile`
+ * fields). The e-mail claim passes to the new account; the registration's profile item is
+ * reused, blanked. Nothing the registrant chose survives: not the id (the registration's answer
+ * showed it, and it is public in reviews), not the username (unless `username` happens to be
+ * the same), the password, or any e-mailed token (they name the old id). A pending registration
+ * never has social links or sessions (it never signed in), so there are none to move.
+ * Reads the registration's profile (one GetItem).
+ */
+export async function replaceRegistration(
+  pending: StoredUser,
+  input: Pick<NewAccount, 'username' | 'passwordHash' | 'profile' | 'lastLogin'>,
+  now = new Date().toISOString(),
+): Promise<{ user: UserRecord; priv: UserPrivate; plans: WritePlan[] }> {
+  const user: UserRecord = {
+    id: newId(),
+    username: input.username,
+    email: pending.record.email,
+    role: 'member',
+    is_active: true,
+    is_staff: false,
+    last_login: input.lastLogin ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  const priv: UserPrivate = { token_version: 0, password_hash: input.passwordHash, activated_at: now };
+  const old = await getProfileOfUser(pending.record.id);
+  const blank = (id: string): ProfileRecord => ({ ...blankProfile(id, { id: user.id, username: user.username }, now), ...input.profile });
+  const profile = old ? replaceProfilePlan(old, blank(old.record.id)) : createProfilePlan(blank(newId()));
+  return { user, priv, plans: [replaceUserPlan(pending, user, priv), profile] };
 }
 
 /**

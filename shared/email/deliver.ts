@@ -3,33 +3,56 @@
  * that fails is recorded as a failed attempt (retried later with backoff, dead after the last
  * attempt). Used by the mailer (stream consumer) and by the outbox job alike.
  *
+ * Two kinds of message:
+ * - an e-mail: a token e-mail holds its token's grant, and the token is made here, with the key
+ *   (templates.ts `withToken`), so the table never holds a usable token. E-mails anyone can
+ *   cause (`CAPPED_TEMPLATES`) are counted per recipient and template first: over the cap the
+ *   message is `dropped` (logged, never visible in an API answer);
+ * - an account request: decided (shared/email/requests.ts), its changes and e-mails committed
+ *   in one transaction with its completion; the e-mails are then delivered as any other.
+ *
  * Idempotent per message: only a deliverer that holds the claim sends, so delivering a message
- * that is sent, dead or being sent by someone else does nothing. A duplicate e-mail is possible
- * only when a deliverer dies (or loses its lease) after SES accepted the message and before the
+ * that is done or being sent by someone else does nothing. A duplicate e-mail is possible only
+ * when a deliverer dies (or loses its lease) after SES accepted the message and before the
  * status write; delivery is at-least-once (API.md §5.5, docs/decisions.md).
  *
  * Logs never carry bodies, tokens or the full recipient address (masked, as in API.md §6).
  */
-import { claim, markFailed, markSent, MAX_ATTEMPTS, type OutboxMessage } from '../db/outbox.js';
+import { claim, FINAL_STATUSES, markDone, markFailed, MAX_ATTEMPTS, outboxPlan, type OutboxMessage } from '../db/outbox.js';
+import { countRequest, rateCounterKey, uncountRequest } from '../db/rate-counters.js';
+import { StaleRecord } from '../db/records.js';
 import { logger } from '../log.js';
+import { decide } from './requests.js';
 import { sendEmail } from './send.js';
-import { maskAddress, parseEmailMessage, render, type Rendered } from './templates.js';
+import { accountRequestSchema, CAPPED_TEMPLATES, maskAddress, queuedEmailSchema, render, withToken, type QueuedEmail, type Rendered } from './templates.js';
 
 export type Delivery =
-  /** Sent now by this call. */
+  /** Sent now by this call (an account request: decided now). */
   | 'sent'
+  /** Held back by the recipient's cap. */
+  | 'dropped'
   /** This attempt failed; the message is due again later. */
   | 'retry'
   /** This attempt failed and was the last one (or the attempts were used up). */
   | 'dead'
   /** Someone else holds the message, or its retry is not due yet. */
   | 'busy'
-  /** Already sent or dead. */
+  /** Already sent, dropped or dead. */
   | 'done'
   /** No such message (never written, or removed by TTL). */
   | 'missing'
   /** Sent, but another deliverer had taken the message over by the time its status was written. */
   | 'lost';
+
+/**
+ * At most this many e-mails of one capped template reach one address per window, whatever the
+ * requests (per template, so that a flood of one kind, e.g. E2, cannot hold back another the
+ * owner asked for, e.g. E4).
+ */
+export const RECIPIENT_CAP = { limit: 3, windowSeconds: 3600 } as const;
+
+/** Attempts at deciding an account request whose account keeps changing meanwhile. */
+const DECISION_ATTEMPTS = 3;
 
 export interface DeliveryResult {
   outcome: Delivery;
@@ -49,6 +72,13 @@ function errorFacts(err: unknown): Record<string, unknown> {
   return { error_name: e?.name ?? typeof err, ...(e?.$metadata?.httpStatusCode ? { http_status: e.$metadata.httpStatusCode } : {}), ...(e?.code ? { code: e.code } : {}) };
 }
 
+/** The counter of `message`'s recipient and template in the window of `now` (rate-counters.ts). */
+function recipientCounter(message: QueuedEmail, now: Date) {
+  const w = RECIPIENT_CAP.windowSeconds;
+  const start = Math.floor(now.getTime() / 1000 / w) * w;
+  return { key: rateCounterKey('recipient', message.template, message.to.toLowerCase(), start), end: start + w };
+}
+
 /**
  * Delivers the outbox message `id` once, if it is this caller's to deliver. Throws only when the
  * outbox itself cannot be read or written (the caller retries); SES failures are recorded.
@@ -57,11 +87,11 @@ export async function deliver(id: string, now: () => Date = () => new Date()): P
   const c = await claim(id, now());
   if (!c.claimed) {
     const current = c.current;
-    const outcome: Delivery = current === null ? 'missing' : current.status === 'sent' || current.status === 'dead' ? 'done' : 'busy';
+    const outcome: Delivery = current === null ? 'missing' : FINAL_STATUSES.has(current.status) ? 'done' : 'busy';
     return { outcome, message: current };
   }
   const m = c.message;
-  const facts = { outbox_id: m.id, template: m.template, to: maskAddress(m.to), attempt: m.attempts };
+  const facts = { outbox_id: m.id, ...('request' in m ? { request: m.request } : { template: m.template }), to: maskAddress(m.to), attempt: m.attempts };
 
   const fail = async (reason: string, err?: unknown): Promise<DeliveryResult> => {
     const result = await markFailed(m, reason, now());
@@ -76,29 +106,60 @@ export async function deliver(id: string, now: () => Date = () => new Date()): P
     logger.warn('e-mail attempt failed; will retry', { ...facts, next_at: result.next_at, ...errorFacts(err) });
     return { outcome: 'retry', message: { ...m, status: 'retry', next_at: result.next_at } };
   };
+  const finish = async (status: 'sent' | 'dropped', ...plans: Parameters<typeof markDone>[3][]): Promise<DeliveryResult> => {
+    if (!(await markDone(m, status, now(), ...plans))) {
+      logger.warn(`e-mail ${status}, but the message was taken over meanwhile`, facts);
+      return { outcome: 'lost', message: m };
+    }
+    return { outcome: status, message: { ...m, status } };
+  };
 
   // A previous deliverer died holding the last attempt: no attempt is left.
   if (m.attempts > MAX_ATTEMPTS) return fail('no attempt left (the last attempt did not finish)');
 
+  if ('request' in m) {
+    const request = accountRequestSchema.safeParse({ request: m.request, to: m.to, data: m.data });
+    if (!request.success) return fail(`request: ${request.error.message}`);
+    for (let i = 0; i < DECISION_ATTEMPTS; i++) {
+      try {
+        const { changes, emails } = await decide(request.data, now());
+        const result = await finish('sent', ...changes, ...emails.map((e) => outboxPlan(e)));
+        if (result.outcome === 'sent') logger.info('account request decided', { ...facts, emails: emails.map((e) => e.template) });
+        return result;
+      } catch (err) {
+        if (!(err instanceof StaleRecord)) throw err;
+      }
+    }
+    return fail('the account changed at every attempt to decide the request');
+  }
+
+  let queued: QueuedEmail;
   let mail: Rendered;
   try {
-    mail = render(parseEmailMessage({ template: m.template, to: m.to, data: m.data }));
+    queued = queuedEmailSchema.parse({ template: m.template, to: m.to, data: m.data });
+    mail = render(await withToken(queued));
   } catch (err) {
     // A message that cannot be rendered will not render later either, but it is kept (dead
     // after its attempts) rather than dropped, so it can be seen and fixed.
     return fail(`render: ${describe(err)}`, err);
   }
 
+  const counter = CAPPED_TEMPLATES.has(queued.template) ? recipientCounter(queued, now()) : null;
+  if (counter && (await countRequest(counter.key, RECIPIENT_CAP.limit, counter.end)) === null) {
+    const result = await finish('dropped');
+    if (result.outcome === 'dropped') logger.warn('e-mail dropped: the recipient had all the e-mails of this kind allowed this hour', facts);
+    return result;
+  }
+
   try {
     await sendEmail(m.to, mail);
   } catch (err) {
+    // Not sent: it does not count against the recipient (best effort, as for rate limits).
+    if (counter) await uncountRequest(counter.key).catch(() => logger.warn('recipient count not taken back', facts));
     return fail(describe(err), err);
   }
 
-  if (!(await markSent(m, now()))) {
-    logger.warn('e-mail sent, but the message was taken over meanwhile', facts);
-    return { outcome: 'lost', message: m };
-  }
-  logger.info('e-mail sent', facts);
-  return { outcome: 'sent', message: { ...m, status: 'sent' } };
+  const result = await finish('sent');
+  if (result.outcome === 'sent') logger.info('e-mail sent', facts);
+  return result;
 }

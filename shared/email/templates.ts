@@ -10,22 +10,26 @@
  * schemas below admit neither (uid and token are `[A-Za-z0-9_-]` only, so no dotted JWT).
  */
 import * as z from 'zod';
+import { emailToken, type Purpose } from '../auth/email-tokens.js';
 
 const opaque = z.string().regex(/^[A-Za-z0-9_-]+$/).max(200);
 const username = z.string().min(1).max(100);
 const address = z.string().min(3).max(254).regex(/^[^@\s]+@[^@\s]+$/);
 const time = z.iso.datetime();
 
-/** The data of each template, by id (API.md §6). */
+/** The data of each template as rendered, by id (API.md §6). */
 export const TEMPLATE_DATA = {
   /** Activation: registration, `resend_activation`. */
   E1: z.strictObject({ username, uid: opaque, token: opaque }),
-  /** Registration / e-mail change with an address that already has an account. No token. */
-  E2: z.strictObject({}),
-  /** The account was activated. */
-  E3: z.strictObject({ username }),
-  /** Password reset. */
-  E4: z.strictObject({ username, uid: opaque, token: opaque }),
+  /**
+   * Registration / e-mail change with an address that already has an account. No token.
+   * `pending`: that account was registered but never activated (docs/decisions.md, squatting).
+   */
+  E2: z.strictObject({ pending: z.boolean().optional() }),
+  /** The account was activated. `replaced`: by the address's owner, in place of an unactivated registration. */
+  E3: z.strictObject({ username, replaced: z.boolean().optional() }),
+  /** Password reset. `pending`: the account was never activated; confirming replaces that registration. */
+  E4: z.strictObject({ username, uid: opaque, token: opaque, pending: z.boolean().optional() }),
   /** The password was changed. */
   E5: z.strictObject({ username, changed_at: time }),
   /** Confirm a new address (sent to the new address). */
@@ -41,10 +45,22 @@ export const TEMPLATE_DATA = {
 export type TemplateId = keyof typeof TEMPLATE_DATA;
 export const TEMPLATE_IDS = Object.keys(TEMPLATE_DATA) as TemplateId[];
 
+/** The templates that carry an e-mailed token, and the token's purpose. */
+export const TOKEN_PURPOSE = { E1: 'activation', E4: 'password_reset', E6: 'email_change' } as const satisfies Partial<Record<TemplateId, Purpose>>;
+type TokenTemplate = keyof typeof TOKEN_PURPOSE;
+
+/**
+ * The e-mails that anyone can cause to be sent to an address they name (registration, the
+ * e-mail requests, an e-mail change): the mailer caps how many of them one address receives
+ * (shared/email/deliver.ts). Notices of changes that happened (E3, E5, E8, E9) need the
+ * account's credentials or an administrator, and are never held back.
+ */
+export const CAPPED_TEMPLATES: ReadonlySet<TemplateId> = new Set(['E1', 'E2', 'E4', 'E6', 'E7']);
+
 const messageOf = <T extends TemplateId>(template: T) =>
   z.strictObject({ template: z.literal(template), to: address, data: TEMPLATE_DATA[template] });
 
-/** Parses a message (e.g. as read back from the outbox); throws when it is not a valid one. */
+/** Parses a message ready to render; throws when it is not a valid one. */
 export const emailMessageSchema = z.discriminatedUnion('template', [
   messageOf('E1'),
   messageOf('E2'),
@@ -57,10 +73,71 @@ export const emailMessageSchema = z.discriminatedUnion('template', [
   messageOf('E9'),
 ]);
 
-/** One e-mail to send: its template, its data and its recipient. */
+/** One e-mail to send, ready to render: its template, its data and its recipient. */
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
 
 export const parseEmailMessage = (value: unknown): EmailMessage => emailMessageSchema.parse(value);
+
+/** The grant of an e-mailed token (shared/auth/email-tokens.ts): the token without the key. */
+const grant = z.strictObject({ nonce: opaque, issued: z.number().int().nonnegative() });
+
+/** The token templates as queued: `token` replaced by the grant it is made from. */
+const QUEUED = {
+  E1: z.strictObject({ template: z.literal('E1'), to: address, data: TEMPLATE_DATA.E1.omit({ token: true }).extend({ grant }) }),
+  E4: z.strictObject({ template: z.literal('E4'), to: address, data: TEMPLATE_DATA.E4.omit({ token: true }).extend({ grant }) }),
+  E6: z.strictObject({ template: z.literal('E6'), to: address, data: TEMPLATE_DATA.E6.omit({ token: true }).extend({ grant }) }),
+};
+
+/**
+ * An e-mail as the outbox holds it. Tokens are not stored (they would sit readable in the
+ * table, its stream and its backups for as long as the message is kept): the deliverer makes
+ * them from their grants with the key (`withToken`).
+ */
+export const queuedEmailSchema = z.discriminatedUnion('template', [
+  QUEUED.E1,
+  messageOf('E2'),
+  messageOf('E3'),
+  QUEUED.E4,
+  messageOf('E5'),
+  QUEUED.E6,
+  messageOf('E7'),
+  messageOf('E8'),
+  messageOf('E9'),
+]);
+
+export type QueuedEmail = z.infer<typeof queuedEmailSchema>;
+
+/** The message ready to render: a token template gets the token its grant stands for. */
+export async function withToken(queued: QueuedEmail): Promise<EmailMessage> {
+  if (!(queued.template in TOKEN_PURPOSE)) return queued as EmailMessage;
+  const { grant: g, ...data } = (queued as Extract<QueuedEmail, { template: TokenTemplate }>).data;
+  const purpose = TOKEN_PURPOSE[queued.template as TokenTemplate];
+  return parseEmailMessage({ ...queued, data: { ...data, token: await emailToken(data.uid, purpose, g) } });
+}
+
+/**
+ * An account request (shared/email/requests.ts): recorded the same way whatever the address,
+ * so that the answer takes the same time and work whether or not the address has an account
+ * (API.md §6); the mailer decides what, if anything, to send.
+ * - `activation` (`resend_activation`): E1 when a never-activated account has the address `to`;
+ * - `password_reset` (`reset_password`): E4 when an active or never-activated account has it;
+ * - `email_change` (`set_email`, `reset_email`) of `user_id` to the address `to`: E2 to `to`
+ *   when it has another account, else the pending change with E6 and E7.
+ */
+export const accountRequestSchema = z.discriminatedUnion('request', [
+  z.strictObject({ request: z.literal('activation'), to: address, data: z.strictObject({}) }),
+  z.strictObject({ request: z.literal('password_reset'), to: address, data: z.strictObject({}) }),
+  z.strictObject({ request: z.literal('email_change'), to: address, data: z.strictObject({ user_id: opaque, requested_at: time }) }),
+]);
+
+export type AccountRequest = z.infer<typeof accountRequestSchema>;
+
+/** What the outbox holds: an e-mail to send, or an account request to decide. */
+export type OutboxContent = QueuedEmail | AccountRequest;
+
+export function parseOutboxContent(value: unknown): OutboxContent {
+  return typeof value === 'object' && value !== null && 'request' in value ? accountRequestSchema.parse(value) : queuedEmailSchema.parse(value);
+}
 
 export const SUBJECTS: Record<TemplateId, string> = {
   E1: 'Activate your account',
@@ -163,11 +240,20 @@ function blocksOf(message: EmailMessage, frontend: string): Block[] {
         p(link(`${frontend}/activate/${uid}/${token}`)),
         p('The link is valid for 24 hours. If the link does not open, enter these values on the activation page:'),
         tokenLines(uid, token),
-        p('If you did not register, ignore this e-mail: the account stays inactive.'),
+        p('If you did not register, do not open the link: the account stays inactive and is deleted after 30 days. To use this address for an account of your own now, ask for a password reset at ', link(frontend), ' ("Forgot password"): the reset link sent to this address replaces the registration with an account of yours.'),
         signature,
       ];
     }
     case 'E2':
+      if (message.data.pending) {
+        return [
+          p('Hello,'),
+          p('Someone tried to register or to move an account to this e-mail address, but an account with this address was registered already and has not been activated yet.'),
+          p('If you registered it, open the link of its activation e-mail, or ask for a new one at ', link(frontend), '.'),
+          p('If you did not register it, do not activate it. To use this address for an account of your own, ask for a password reset at ', link(frontend), ' ("Forgot password"): the reset link sent to this address replaces that registration, its username and its password with an account of yours.'),
+          signature,
+        ];
+      }
       return [
         p('Hello,'),
         p('Someone tried to register or to move an account to this e-mail address, but an account with this address already exists.'),
@@ -179,17 +265,24 @@ function blocksOf(message: EmailMessage, frontend: string): Block[] {
       return [
         hello(message.data.username),
         p('Your account ', v(message.data.username), ' is active. You can now sign in at ', link(frontend), '.'),
+        ...(message.data.replaced
+          ? [p('It replaces the registration with this address that was never activated: that registration, its username and its password no longer exist. You can change your username in your account settings.')]
+          : []),
         signature,
       ];
     case 'E4': {
-      const { username: name, uid, token } = message.data;
+      const { username: name, uid, token, pending } = message.data;
       return [
-        hello(name),
-        p('We received a request to reset the password of your account. To choose a new password, open this link:'),
+        ...(pending
+          ? [
+              p('Hello,'),
+              p('We received a request to reset the password of the account registered with this address. That account was never activated. If you open this link and choose a password, the registration is replaced by a new active account of yours with that password and a username made from this address; the registration\'s username and password stop working:'),
+            ]
+          : [hello(name), p('We received a request to reset the password of your account. To choose a new password, open this link:')]),
         p(link(`${frontend}/password/reset/confirm/${uid}/${token}`)),
         p('The link is valid for 1 hour. If the link does not open, enter these values on the password reset page:'),
         tokenLines(uid, token),
-        p('Please ignore this e-mail if you did not ask for it: your password stays as it is.'),
+        p(pending ? 'Please ignore this e-mail if you did not ask for it: nothing changes.' : 'Please ignore this e-mail if you did not ask for it: your password stays as it is.'),
         signature,
       ];
     }

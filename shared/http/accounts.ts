@@ -9,26 +9,24 @@
  * the read (`retrying`).
  */
 import type * as z from 'zod';
-import { checkEmailToken, issueEmailToken, type Purpose } from '../auth/email-tokens.js';
+import { checkEmailToken, type Purpose } from '../auth/email-tokens.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { isStaff } from '../auth/roles.js';
 import { outboxPlan } from '../db/outbox.js';
 import { commit, StaleRecord, type WritePlan } from '../db/records.js';
 import {
   getUser,
-  getUserByEmail,
   getUserByUsername,
-  replaceUserPlan,
   userByUsernameKey,
   userFromItem,
   type StoredUser,
   type UserPrivate,
   type UserRecord,
 } from '../db/users.js';
-import { accountDeletionPlans, afterEmailChange, revokingAllTokens, userChangePlans, withNonce, withoutNonce } from '../domain/accounts.js';
+import { accountDeletionPlans, afterDeactivation, afterEmailChange, userChangePlans, withoutNonce } from '../domain/accounts.js';
 import { ID_PATTERN, issuesToErrors } from '../domain/fields.js';
 import { adminUserBody, adminUserPatchBody, deleteSelfBody, selfBody, selfPatchBody, USER_FIELDS } from '../domain/users.js';
-import type { EmailMessage } from '../email/templates.js';
+import type { AccountRequest, QueuedEmail } from '../email/templates.js';
 import type { ApiRequest, Operation, Reply } from './handler.js';
 import { HttpError, notFound, serviceUnavailable, validationError, type FieldErrors } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
@@ -90,7 +88,7 @@ export async function commitAccount(plans: WritePlan[], showExistingId: boolean)
   }
 }
 
-export const mail = (message: EmailMessage): WritePlan => outboxPlan(message);
+export const mail = (message: QueuedEmail): WritePlan => outboxPlan(message);
 
 // ---------------------------------------------------------------------------------------------
 // The caller's own account
@@ -181,10 +179,10 @@ function adminUpdate(mode: 'replace' | 'merge'): Operation {
       let priv: UserPrivate = before.priv;
       const plans: WritePlan[] = [];
       if (after.email !== b.email) {
-        priv = afterEmailChange(priv);
+        priv = afterEmailChange(priv, at);
         plans.push(mail({ template: 'E8', to: b.email, data: { username: after.username, new_email: after.email, changed_at: at } }));
       }
-      if (b.is_active && !after.is_active) priv = revokingAllTokens(priv);
+      if (b.is_active && !after.is_active) priv = afterDeactivation(priv, at);
       if (!b.is_active && after.is_active && priv.activated_at === null) priv = { ...withoutNonce(priv, 'activation'), activated_at: at };
       await commitAccount([...(await userChangePlans(before, after, priv)), ...plans], true);
       return { status: 200, body: userView(after) };
@@ -253,49 +251,11 @@ export async function tokenUser(
 }
 
 /**
- * Starts an e-mail change (§4.21.2): when the new address already has an account, only E2 goes
- * to it; otherwise the change is recorded as pending (an earlier one, and its token, are
- * replaced), E6 with the confirmation token goes to the new address and E7 to the current one.
+ * Records an account request (`resend_activation`, `reset_password`, the start of an e-mail
+ * change): one outbox message, the same write whatever the address, so the answer reveals by
+ * neither content nor time whether the address has an account (API.md §6). The mailer decides
+ * what the request calls for (shared/email/requests.ts).
  */
-export async function startEmailChange(userId: string, newEmail: string): Promise<void> {
-  const other = await getUserByEmail(newEmail);
-  if (other && other.record.id !== userId) {
-    await commit(mail({ template: 'E2', to: newEmail, data: {} }));
-    return;
-  }
-  await retrying(async () => {
-    const user = await getUser(userId);
-    if (!user) return;
-    const u = user.record;
-    const { token, nonce } = await issueEmailToken(u.id, 'email_change');
-    const priv = { ...withNonce(user.priv, 'email_change', nonce), pending_email: newEmail };
-    await commit(
-      replaceUserPlan(user, u, priv),
-      mail({ template: 'E6', to: newEmail, data: { username: u.username, new_email: newEmail, uid: u.id, token } }),
-      mail({ template: 'E7', to: u.email, data: { username: u.username, new_email: newEmail } }),
-    );
-  });
-}
-
-/**
- * Sends a new e-mailed token of `purpose` (in e-mail `template`) to the account with this
- * address when `eligible` says so; the account's older tokens of the purpose become stale. Does
- * nothing otherwise — the caller answers the same either way (no account enumeration).
- */
-export async function mailNewToken(
-  email: string,
-  purpose: Purpose,
-  template: 'E1' | 'E4',
-  eligible: (user: StoredUser) => boolean,
-): Promise<void> {
-  await retrying(async () => {
-    const user = await getUserByEmail(email);
-    if (!user || !eligible(user)) return;
-    const u = user.record;
-    const { token, nonce } = await issueEmailToken(u.id, purpose);
-    await commit(
-      replaceUserPlan(user, u, withNonce(user.priv, purpose, nonce)),
-      mail({ template, to: u.email, data: { username: u.username, uid: u.id, token } }),
-    );
-  });
+export async function recordRequest(request: AccountRequest): Promise<void> {
+  await commit(outboxPlan(request));
 }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth'] as const;
+export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

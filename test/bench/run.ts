@@ -7,12 +7,14 @@
  *   npm run bench -- --quick            small counts (checks the harness)
  *   npm run bench -- --only=latency     one section (or a comma-separated list)
  *
- * Sections: calls, latency, pagination, bundles, throughput, auth (sign-in and token latency).
+ * Sections: calls, latency, pagination, bundles, throughput, auth (sign-in and token latency),
+ * enumeration (eligible / unknown address timing of the account requests).
  * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { authSection } from './auth.js';
+import { enumerationSection } from './enumeration.js';
 import { bundlesSection } from './bundles.js';
 import { callsSection } from './calls.js';
 import { latencySection } from './latency.js';
@@ -31,6 +33,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   bundles: { title: '4. Function bundles: size and module load time', run: (_env, opts) => bundlesSection(opts), needsRuntime: false },
   throughput: { title: '5. Throughput: local gateway vs bare node:http', run: throughputSection, needsRuntime: true },
   auth: { title: '6. Sign-in and tokens: password hash, sign-in, refresh, verify', run: authSection, needsRuntime: true },
+  enumeration: { title: '7. No account enumeration by timing: eligible / unknown address', run: enumerationSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {

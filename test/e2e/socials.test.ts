@@ -17,6 +17,7 @@ import { socialLinksOfUser } from '../../shared/db/social.js';
 import { deleteUserPlan, getUser, getUserByEmail, pendingRegistrations, replaceUserPlan } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { expectErrors, expectJson, expectProblem, send, type Sent } from '../support/contract.js';
+import { emailToken, waitForEmail } from '../support/mail.js';
 import { startFakeProvider, startOidcProvider, type FakeProvider, type OidcProvider } from '../support/identity-providers.js';
 import { useServer } from '../support/server.js';
 
@@ -217,17 +218,41 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     expect(expectJson(await signInWith('testidp', `link-${t}`), 201).user.id).toBe(existing.id);
   });
 
-  it('a never-activated account becomes active (and leaves the pending registrations the cleanup job deletes)', async () => {
-    const pending = await existingAccount({ active: false });
-    const isPending = async () => (await pendingRegistrations('9999', 1000)).entries.some((e) => e.id === pending.id);
-    expect(await isPending()).toBe(true);
-    const body = expectJson(await signInWith('testidp', `pending-${tag()}`, { email: pending.email, email_verified: true }), 201);
-    expect(body.user.id).toBe(pending.id);
-    const user = (await getUser(pending.id))!;
-    expect(user.record.is_active).toBe(true);
-    expect(user.priv.activated_at).not.toBeNull();
-    expect(await isPending()).toBe(false);
-    expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: pending.email, password: PASSWORD } }), 200);
+  it('pre-hijacking: a registration the owner never activated is replaced, and nothing the registrant chose keeps working', async () => {
+    // 1. The attacker registers the victim's address with a password of their choosing.
+    const t = tag();
+    const victim = `victim_${t}@example.org`;
+    const reg = expectJson(
+      await send(server, 'POST', '/api/users/', { body: { email: victim, username: `squat_${t}`, password: PASSWORD, re_password: PASSWORD } }),
+      201,
+    );
+    const activation = emailToken(await waitForEmail(victim, { subject: 'Activate your account' }));
+    expect(activation.uid).toBe(reg.id);
+    const isPending = async (id: string) => (await pendingRegistrations('9999', 1000)).entries.some((e) => e.id === id);
+    expect(await isPending(reg.id)).toBe(true);
+    // The attacker cannot sign in yet (inactive).
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: PASSWORD } }), 401, 'account-inactive');
+
+    // 2. The owner signs in with a provider that asserts the address as verified.
+    const body = expectJson(await signInWith('testidp', `owner-${t}`, { email: victim, email_verified: true, preferred_username: `owner_${t}` }), 201);
+    expect(body.user.id).not.toBe(reg.id);
+    expect(body.user).toEqual({ id: body.user.id, username: `owner_${t}`, email: victim });
+    expect(await getUser(reg.id)).toBeNull();
+    expect(await isPending(reg.id)).toBe(false);
+    const owner = (await getUser(body.user.id))!;
+    expect(owner.record.is_active).toBe(true);
+    expect(owner.priv.password_hash).toBeNull();
+    expect((await getProfileOfUser(body.user.id))!.record.user).toEqual({ id: body.user.id, username: `owner_${t}` });
+    expect(await getProfileOfUser(reg.id)).toBeNull();
+
+    // 3. Nothing the registrant chose works: the password, the username, the activation link.
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: PASSWORD } }), 401, 'invalid-credentials');
+    expectErrors(await send(server, 'POST', '/api/users/activation/', { body: activation }), 400, 'validation-error', ['uid']);
+    expectJson(await send(server, 'GET', `/api/users/owner_${t}/about/`), 200);
+    expectProblem(await send(server, 'GET', `/api/users/squat_${t}/about/`), 404, 'not-found');
+    // The owner's tokens work; the registrant's username is free again.
+    expectJson(await send(server, 'GET', '/api/users/me/', { headers: { authorization: `Bearer ${body.access}` } }), 200);
+    expect(await getUserByEmail(victim)).toMatchObject({ record: { id: body.user.id } });
   });
 
   it('a deactivated account → 401 account-inactive, and nothing is linked', async () => {

@@ -33,7 +33,7 @@ describe('POST /api/users/reset_password/', () => {
     expect(mail.text.toLowerCase()).toContain('ignore');
   });
 
-  it('answers identically for unknown, inactive and active addresses; only the active account gets mail', async () => {
+  it('answers identically for unknown, inactive and active addresses; active and never-activated accounts get mail (decision 60)', async () => {
     const active = await makeAccount();
     const pending = await makeAccount({ active: false });
     const deactivated = await makeAccount({ active: false, activated: true });
@@ -41,9 +41,10 @@ describe('POST /api/users/reset_password/', () => {
     const answers = await Promise.all([unknown, pending.email, deactivated.email, active.email].map(requestReset));
     for (const a of answers) expect(comparable(a)).toEqual(comparable(answers[0]!));
     expect(answers[0]!.status).toBe(204);
-    await waitForEmail(active.email, { subject: 'Reset your password' });
+    expect((await waitForEmail(active.email, { subject: 'Reset your password' })).text).not.toContain('never activated');
+    expect((await waitForEmail(pending.email, { subject: 'Reset your password' })).text).toContain('never activated');
     await new Promise((r) => setTimeout(r, 1500));
-    for (const address of [unknown, pending.email, deactivated.email]) expect(await emailsTo(address)).toEqual([]);
+    for (const address of [unknown, deactivated.email]) expect(await emailsTo(address)).toEqual([]);
   });
 
   it('400 only for a missing or invalid e-mail; Authorization is ignored', async () => {

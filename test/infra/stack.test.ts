@@ -268,13 +268,13 @@ describe('least privilege', () => {
     expect(f.env[ENV.jwtPublic]).toEqual(secretRef(dev, 'jwtPublic'));
   });
 
-  it('the functions that issue or check e-mailed tokens, and only those, read their key', () => {
+  it('the routes that check e-mailed tokens, and only those, read their key (issuing stores a grant, which needs none: decision 62)', () => {
     for (const f of routeFunctions(fns)) {
       const route = routeOf(f);
       expect(ENV.emailTokenKey in f.env, f.component).toBe(route.uses?.includes('email-tokens') === true);
     }
     expect(fns.filter((f) => ENV.emailTokenKey in f.env).map((f) => f.component).sort()).toEqual(
-      ['users.activation', 'users.create', 'users.resend_activation', 'users.reset_email', 'users.reset_email_confirm', 'users.reset_password', 'users.reset_password_confirm', 'users.set_email'].sort(),
+      ['users.activation', 'users.reset_email_confirm', 'users.reset_password_confirm'].sort(),
     );
   });
 
@@ -490,7 +490,12 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
       expect(f.env[ENV.mailFrom]).toBe('noreply@example.org');
       expect(f.env[ENV.frontendUrl]).toBe('https://app.example.org');
       expect(f.env[ENV.table]).toBeDefined();
+      // They make the tokens of the e-mails they send from their grants (decision 62).
+      expect(f.env[ENV.emailTokenKey]).toBeDefined();
     }
+    expect(mailFns.filter((f) => ENV.emailTokenKey in f.env).map((f) => f.component).sort()).toEqual(
+      ['job.outbox', 'stream.mailer', 'users.activation', 'users.reset_email_confirm', 'users.reset_password_confirm'],
+    );
   });
 
   it('the outbox job runs every minute', () => {

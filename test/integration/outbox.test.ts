@@ -15,6 +15,7 @@ import { dueMessages, getOutboxMessage, outboxPlan, type OutboxMessage } from '.
 import { deliver } from '../../shared/email/deliver.js';
 import { commit, itemPlan, put } from '../../shared/db/records.js';
 import { newId } from '../../shared/ids.js';
+import { emailToken as makeToken, newGrant } from '../../shared/auth/email-tokens.js';
 import { emailsTo, emailToken, waitForEmail } from '../support/mail.js';
 import { useBackground } from '../support/server.js';
 
@@ -62,14 +63,19 @@ describe('outbox delivery', () => {
     expect(await emailsTo(to)).toHaveLength(1);
   });
 
-  it('an e-mail with a token: the uid and token lines can be read back', async () => {
+  it('an e-mail with a token: the outbox holds its grant only; the e-mail carries the token the grant stands for', async () => {
     const to = address();
     const uid = newId();
-    const token = randomBytes(38).toString('base64url');
-    await commit(outboxPlan({ template: 'E1', to, data: { username: 'jane_doe', uid, token } }));
+    const grant = newGrant();
+    await commit(outboxPlan({ template: 'E1', to, data: { username: 'jane_doe', uid, grant } }, { id: `m-${uid}` }));
     const mail = await waitForEmail(to, { subject: 'Activate your account' });
+    const token = await makeToken(uid, 'activation', grant);
     expect(emailToken(mail)).toEqual({ uid, token });
     expect(mail.text).toContain(`https://app.example.org/activate/${uid}/${token}`);
+    // At rest: nothing in the stored message is the token, or lets a reader without the key make it.
+    const stored = JSON.stringify(await getOutboxMessage(`m-${uid}`));
+    expect(stored).not.toContain(token);
+    expect(stored).not.toContain(token.slice(-22));
   });
 
   it('a failed send is retried by the outbox job after its backoff, then delivered once', async () => {

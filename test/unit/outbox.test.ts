@@ -67,9 +67,9 @@ function transact(input: any): object {
       const item = table.get(keyOf(t.Update.Key))!;
       const v = t.Update.ExpressionAttributeValues;
       const expr: string = t.Update.UpdateExpression;
-      const status = v[':sent'] ?? v[':retry'] ?? v[':dead'];
+      const status = v[':done'] ?? v[':retry'] ?? v[':dead'];
       item.status = status;
-      if (v[':now'] && status === 'sent') item.sent_at = v[':now'];
+      if (v[':now'] && (status === 'sent' || status === 'dropped')) item.sent_at = v[':now'];
       if (v[':next']) item.next_at = v[':next'];
       if (v[':error']) item.last_error = v[':error'];
       const removed = /REMOVE (.*)$/.exec(expr)?.[1]?.split(',').map((s) => s.trim().replace('#lease', 'lease')) ?? [];
