@@ -7,9 +7,9 @@
  */
 import { verifyPassword } from '../../shared/auth/passwords.js';
 import { setEmailBody } from '../../shared/domain/users.js';
-import { addError, checkBody, loadSelf, now, recordRequest } from '../../shared/http/accounts.js';
+import { checkBody, loadSelf, now, recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
-import { validationError } from '../../shared/http/problem.js';
+import { addError, validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
 const setEmail: Operation = async (req) => {

@@ -10,9 +10,9 @@ import { commit } from '../../shared/db/records.js';
 import { replaceUserPlan } from '../../shared/db/users.js';
 import { afterPasswordChange } from '../../shared/domain/accounts.js';
 import { newPasswordErrors, setPasswordBody } from '../../shared/domain/users.js';
-import { addError, addErrors, checkBody, loadSelf, mail, now, retrying } from '../../shared/http/accounts.js';
+import { addErrors, checkBody, loadSelf, mail, now, retrying } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
-import { validationError } from '../../shared/http/problem.js';
+import { addError, validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
 const setPassword: Operation = async (req) => {

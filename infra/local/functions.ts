@@ -71,8 +71,9 @@ function isValidUtf8(bytes: Buffer): boolean {
 export function gatewayEvents(req: GatewayRequest) {
   const url = new URL(req.url, 'http://localhost');
   const rawQueryString = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const values = new Map<string, string>();
+  for (const [k, v] of url.searchParams) values.set(k, values.has(k) ? `${values.get(k)},${v}` : v);
+  const query = Object.fromEntries(values);
   const text = req.body.length === 0 || (TEXT_TYPES.test(req.headers['content-type'] ?? '') && isValidUtf8(req.body));
   const routeKey = req.route ? `${req.route.method} ${gatewayPath(req.route.path)}` : '$default';
   const now = new Date();

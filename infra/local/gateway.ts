@@ -81,7 +81,8 @@ export async function startGateway(port: number): Promise<Gateway> {
     const match = router.match(method, url.pathname, rawQueryString);
     const route: RouteDecl | null = match.kind === 'route' ? match.route : null;
 
-    const headers: Record<string, string> = {};
+    // No prototype: a client may name a header `__proto__`.
+    const headers = Object.create(null) as Record<string, string>;
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
     headers['x-forwarded-proto'] ??= 'http';
     const { event, authorizerEvent: authorizerEventOf, requestId } = gatewayEvents({

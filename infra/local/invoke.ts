@@ -35,7 +35,7 @@ const repoRoot = resolve(new URL('../..', import.meta.url).pathname);
 
 /** The module file and the function name (for the Lambda context) of the first argument. */
 function resolveFunction(arg: string): { file: string; name: string } {
-  if (SPECIAL[arg]) return { file: resolve(repoRoot, SPECIAL[arg]), name: arg };
+  if (Object.hasOwn(SPECIAL, arg)) return { file: resolve(repoRoot, SPECIAL[arg]!), name: arg };
   const route = ROUTES.find((r) => r.name === arg);
   if (route) return { file: resolve(repoRoot, routeEntry(route)), name: route.name };
   if (/[/\\]|\.[cm]?[jt]s$/.test(arg)) {

@@ -237,7 +237,8 @@ async function clientSecret(provider: SocialProvider): Promise<string> {
     if (err instanceof SyntaxError) throw new Error(`the secret of ${SOCIAL_ENV.secrets} must be a JSON object {provider: client secret}`);
     throw err;
   }
-  const secret = (secrets as Record<string, unknown> | null)?.[provider.name];
+  const named = typeof secrets === 'object' && secrets !== null && Object.hasOwn(secrets, provider.name);
+  const secret = named ? (secrets as Record<string, unknown>)[provider.name] : undefined;
   if (typeof secret !== 'string' || secret === '') throw new Error(`no client secret for social provider "${provider.name}"`);
   return secret;
 }

@@ -358,7 +358,7 @@ export interface ListRequest {
 }
 
 export async function listRecords<R extends BaseRecord>(def: EntityDef<R>, req: ListRequest): Promise<IndexPage<R>> {
-  if (!(req.ordering in def.orderings)) throw new Error(`unknown ordering ${req.ordering} for ${def.kind}`);
+  if (!Object.hasOwn(def.orderings, req.ordering)) throw new Error(`unknown ordering ${req.ordering} for ${def.kind}`);
   return queryIndexPage(
     {
       pk: orderingPk(def as unknown as EntityDef<BaseRecord>, req.ordering, req.descending ? 'desc' : 'asc'),

@@ -4,7 +4,7 @@
  * these, so strings, URLs, dates and enums follow one set of rules everywhere.
  */
 import * as z from 'zod';
-import type { FieldErrors } from '../http/problem.js';
+import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
 import { codePoints, hasControlChars, hasTextControlChars } from '../text.js';
 
 export const MSG = {
@@ -33,12 +33,9 @@ const TYPE_MESSAGES: Record<string, string> = {
 
 /** Converts zod issues into `errors` (dotted field paths → messages). */
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
-  const errors: FieldErrors = {};
-  const add = (path: readonly PropertyKey[], message: string) => {
-    const key = path.length === 0 ? 'non_field_errors' : path.map(String).join('.');
-    const list = (errors[key] ??= []);
-    if (!list.includes(message)) list.push(message);
-  };
+  const errors = fieldErrors();
+  const add = (path: readonly PropertyKey[], message: string) =>
+    addError(errors, path.length === 0 ? 'non_field_errors' : path.map(String).join('.'), message);
   for (const issue of issues) {
     switch (issue.code) {
       case 'unrecognized_keys':

@@ -8,6 +8,7 @@ import { passwordProblems } from '../auth/passwords.js';
 import { ROLES } from '../auth/roles.js';
 import { Gender } from './enums.js';
 import { emailKey, users, type UserRecord } from '../db/users.js';
+import { fieldErrors } from '../http/problem.js';
 import { booleanParam, enumParam } from '../http/schemas.js';
 import { email, line, MSG } from './fields.js';
 import type { Listing } from './resource.js';
@@ -168,7 +169,7 @@ export const verifyBody = z.strictObject({ token: anyString() });
 
 /** Password rule violations of a new password for an existing user, as field errors. */
 export function newPasswordErrors(field: string, retypeField: string, v: { pw: string; retype: string }, user: { username: string; email: string }) {
-  const errors: Record<string, string[]> = {};
+  const errors = fieldErrors();
   const problems = passwordProblems(v.pw, user);
   if (problems.length > 0) errors[field] = problems;
   if (v.retype !== v.pw) errors[retypeField] = ['The two password fields didn’t match.'];

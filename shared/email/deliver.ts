@@ -20,7 +20,7 @@
  */
 import { claim, FINAL_STATUSES, markDone, markFailed, MAX_ATTEMPTS, outboxPlan, type OutboxMessage } from '../db/outbox.js';
 import { countRequest, rateCounterKey, uncountRequest } from '../db/rate-counters.js';
-import { StaleRecord } from '../db/records.js';
+import { StaleRecord, type WritePlan } from '../db/records.js';
 import { logger } from '../log.js';
 import { decide } from './requests.js';
 import { sendEmail } from './send.js';
@@ -106,7 +106,7 @@ export async function deliver(id: string, now: () => Date = () => new Date()): P
     logger.warn('e-mail attempt failed; will retry', { ...facts, next_at: result.next_at, ...errorFacts(err) });
     return { outcome: 'retry', message: { ...m, status: 'retry', next_at: result.next_at } };
   };
-  const finish = async (status: 'sent' | 'dropped', ...plans: Parameters<typeof markDone>[3][]): Promise<DeliveryResult> => {
+  const finish = async (status: 'sent' | 'dropped', ...plans: WritePlan[]): Promise<DeliveryResult> => {
     if (!(await markDone(m, status, now(), ...plans))) {
       logger.warn(`e-mail ${status}, but the message was taken over meanwhile`, facts);
       return { outcome: 'lost', message: m };

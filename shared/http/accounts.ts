@@ -28,7 +28,7 @@ import { ID_PATTERN, issuesToErrors } from '../domain/fields.js';
 import { adminUserBody, adminUserPatchBody, deleteSelfBody, selfBody, selfPatchBody, USER_FIELDS } from '../domain/users.js';
 import type { AccountRequest, QueuedEmail } from '../email/templates.js';
 import type { ApiRequest, Operation, Reply } from './handler.js';
-import { HttpError, notFound, serviceUnavailable, validationError, type FieldErrors } from './problem.js';
+import { addError, fieldErrors, HttpError, notFound, serviceUnavailable, validationError, type FieldErrors } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 export const now = () => new Date().toISOString();
@@ -51,7 +51,7 @@ export const userView = (u: UserRecord): UserRecord => inShapeOrder(u, USER_FIEL
 /** The field errors of a body against a schema, and its value when there are none. */
 export function checkBody<T extends z.ZodType>(schema: T, raw: unknown): { errors: FieldErrors; value?: z.output<T> } {
   const out = schema.safeParse(raw, { reportInput: true });
-  return out.success ? { errors: {}, value: out.data } : { errors: issuesToErrors(out.error.issues) };
+  return out.success ? { errors: fieldErrors(), value: out.data } : { errors: issuesToErrors(out.error.issues) };
 }
 
 /** The body validated against `schema` (400 with every field error). */
@@ -59,12 +59,6 @@ export function validBody<T extends z.ZodType>(schema: T, raw: unknown): z.outpu
   const { errors, value } = checkBody(schema, raw);
   if (value === undefined) throw validationError(errors);
   return value;
-}
-
-/** Adds a message to `errors[field]`. */
-export function addError(errors: FieldErrors, field: string, message: string): void {
-  const list = (errors[field] ??= []);
-  if (!list.includes(message)) list.push(message);
 }
 
 /** Adds every message of `more` to `errors`. */

@@ -24,7 +24,20 @@ export const PROBLEMS = {
 } as const;
 
 export type ProblemType = keyof typeof PROBLEMS;
+/** `errors` of a problem: field paths → messages. Keys are often named by the client. */
 export type FieldErrors = Record<string, string[]>;
+
+/**
+ * Empty `errors` without a prototype, so that any name a client sends (`__proto__`,
+ * `constructor`, `toString`, …) is an ordinary key (docs/decisions.md, decision 66).
+ */
+export const fieldErrors = (): FieldErrors => Object.create(null) as FieldErrors;
+
+/** Adds a message to `errors[field]` (once). `errors` must come from fieldErrors(). */
+export function addError(errors: FieldErrors, field: string, message: string): void {
+  const list = Object.hasOwn(errors, field) ? errors[field]! : (errors[field] = []);
+  if (!list.includes(message)) list.push(message);
+}
 
 export interface ProblemExtras {
   errors?: FieldErrors;

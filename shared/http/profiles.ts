@@ -20,9 +20,9 @@ import { getUser, userUnchangedPlan, type StoredUser } from '../db/users.js';
 import { ID_PATTERN } from '../domain/fields.js';
 import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRecord, profileValues } from '../domain/profiles.js';
 import { newId } from '../ids.js';
-import { addError, checkBody, loadSelf, now, retrying, validBody } from './accounts.js';
+import { checkBody, loadSelf, now, retrying, validBody } from './accounts.js';
 import type { Operation } from './handler.js';
-import { HttpError, validationError } from './problem.js';
+import { addError, HttpError, validationError } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 export const profileView = (p: ProfileRecord): ProfileRecord => inShapeOrder(p, PROFILE_FIELDS);

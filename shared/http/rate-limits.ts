@@ -97,8 +97,8 @@ export function parseSetting(value: string): Policies | null {
     Object.entries(POLICIES).map(([name, limits]) => [name, limits.map((l) => ({ ...l }))]),
   );
   for (const [key, override] of Object.entries(overrides)) {
-    const [name, dimension] = key.split('.');
-    const target = policies[name ?? '']?.find((l) => l.dimension === dimension);
+    const [name = '', dimension] = key.split('.');
+    const target = Object.hasOwn(policies, name) ? policies[name]!.find((l) => l.dimension === dimension) : undefined;
     if (!target) throw new Error(`RATE_LIMITS: "${key}" names no limit (use <policy>.<dimension>, e.g. "sign-in.ip")`);
     if (typeof override !== 'object' || override === null) throw new Error(`RATE_LIMITS: "${key}" must be an object`);
     for (const [field, n] of Object.entries(override as Record<string, unknown>)) {

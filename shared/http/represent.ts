@@ -38,8 +38,8 @@ export function projectFields(record: unknown, fields: readonly string[]): unkno
   if (typeof record !== 'object' || record === null) return record;
   const src = record as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  if ('id' in src) out.id = src.id;
-  for (const f of fields) if (f in src) out[f] = src[f];
+  if (Object.hasOwn(src, 'id')) out.id = src.id;
+  for (const f of fields) if (Object.hasOwn(src, f)) out[f] = src[f];
   return out;
 }
 

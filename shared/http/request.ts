@@ -2,13 +2,14 @@
  * Reading an API Gateway (HTTP API, payload 2.0) request: headers, body bytes, JSON bodies
  * (§1.2), query strings (§1.6: unknown, repeated and empty parameters are errors), entity tags.
  */
-import { HttpError, invalidQuery, type FieldErrors } from './problem.js';
+import { addError, fieldErrors, HttpError, invalidQuery } from './problem.js';
 
 export const JSON_BODY_LIMIT = 1_048_576;
 export const MULTIPART_BODY_LIMIT = 3_145_728;
 
+/** Header names in lower case, in an object without a prototype (a client may name a header `__proto__`). */
 export function lowerCaseHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
   return out;
 }
@@ -60,8 +61,8 @@ const PAGE_NUMBER_PARAMS = new Set(['offset', 'page', 'p']);
  */
 export function parseQuery(raw: string, allowed: ReadonlySet<string>): { pairs: [string, string][]; values: Record<string, string> } {
   const pairs: [string, string][] = [];
-  const errors: FieldErrors = {};
-  const add = (k: string, m: string) => (errors[k] ??= []).push(m);
+  const errors = fieldErrors();
+  const add = (k: string, m: string) => addError(errors, k, m);
   for (const part of raw.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -79,20 +80,19 @@ export function parseQuery(raw: string, allowed: ReadonlySet<string>): { pairs: 
     pairs.push([key, value]);
   }
   if (pairs.some(([k]) => PAGE_NUMBER_PARAMS.has(k))) {
-    const e: FieldErrors = {};
+    const e = fieldErrors();
     for (const [k] of pairs) if (PAGE_NUMBER_PARAMS.has(k)) e[k] = ['Not supported: use `cursor` (from `next`/`previous`) to page.'];
     throw invalidQuery(e, 'Offset and page-number pagination are not supported; follow the `next` and `previous` links (cursor).');
   }
-  const values: Record<string, string> = {};
+  const values = new Map<string, string>();
   for (const [k, v] of pairs) {
     if (!allowed.has(k)) add(k, 'Unknown query parameter.');
-    else if (k in values) add(k, 'This parameter may not be repeated.');
+    else if (values.has(k)) add(k, 'This parameter may not be repeated.');
     else if (v === '' && k !== 'q') add(k, 'This parameter may not be empty.');
-    values[k] = v;
+    values.set(k, v);
   }
-  for (const k of Object.keys(errors)) errors[k] = [...new Set(errors[k])];
   if (Object.keys(errors).length > 0) throw invalidQuery(errors);
-  return { pairs, values };
+  return { pairs, values: Object.fromEntries(values) };
 }
 
 export type EntityTags = '*' | { tag: string; weak: boolean }[];
