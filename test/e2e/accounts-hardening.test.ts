@@ -1,5 +1,5 @@
 /**
- * Accounts hardening (docs/decisions.md 59–63), each test played as the attack it closes:
+ * Accounts hardening (docs/decisions.md 59–64), each test played as the attack it closes:
  * - squatting: someone registers an address they do not own; its owner gets in through the
  *   e-mails sent to it alone, never using a secret the registrant chose;
  * - events that must make outstanding e-mailed tokens stale (deactivation, e-mail change,
