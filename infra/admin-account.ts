@@ -4,6 +4,7 @@
  * account with the role `administrator`, a password under the rules of API.md §3.12 (hashed as
  * every password is) and an empty profile, written in one transaction.
  */
+import { createInterface } from 'node:readline';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { hashPassword, passwordProblems } from '../shared/auth/passwords.js';
 import { newAccount } from '../shared/domain/accounts.js';
@@ -76,4 +77,55 @@ export async function stageTableName(stage: string, client = new CloudFormationC
   const table = outputs?.find((o) => o.OutputKey === 'TableName')?.OutputValue;
   if (!table) throw new AdminError(`the stack ${stackName} has no TableName output (is it deployed completely?)`);
   return table;
+}
+
+/** The environment variable `create-admin` reads the password from. */
+export const PASSWORD_ENV = 'ADMIN_PASSWORD';
+
+/** Printed (on standard error) when the password comes from the command line. */
+export const PASSWORD_OPTION_WARNING = `warning: --password puts the password into your shell history and the process list; use --password-stdin or ${PASSWORD_ENV} instead`;
+
+/** Where `create-admin` may take the password from; exactly one of them must be given. */
+export interface PasswordSources {
+  /** `--password P`: still accepted, with PASSWORD_OPTION_WARNING. */
+  option?: string;
+  /** `--password-stdin`: the first line of standard input. */
+  stdin: boolean;
+  /** The value of PASSWORD_ENV (empty counts as unset). */
+  env?: string;
+}
+
+/**
+ * The password from its one source, and the warning to print for `--password`. Two sources are
+ * refused rather than ranked: a forgotten ADMIN_PASSWORD in the shell must not silently win (or
+ * lose) against what the operator typed. No message ever contains the password.
+ */
+export async function adminPassword(sources: PasswordSources, readLine: () => Promise<string | null>): Promise<{ password: string; warning?: string }> {
+  const env = sources.env === '' ? undefined : sources.env;
+  const given = [sources.option !== undefined && '--password', sources.stdin && '--password-stdin', env !== undefined && PASSWORD_ENV].filter(
+    (g): g is string => g !== false,
+  );
+  if (given.length === 0) throw new AdminError(`no password: give it with --password-stdin (one line on standard input) or in ${PASSWORD_ENV}`);
+  if (given.length > 1) throw new AdminError(`the password is given more than one way (${given.join(', ')}): give it one way`);
+  if (sources.stdin) {
+    const line = await readLine();
+    if (!line) throw new AdminError('--password-stdin: no password on standard input (its first line is empty or missing)');
+    return { password: line };
+  }
+  if (sources.option !== undefined) return { password: sources.option, warning: PASSWORD_OPTION_WARNING };
+  return { password: env! };
+}
+
+/**
+ * The first line of a stream without its line break (`\n` or `\r\n`), or null when the stream
+ * ends before any character. The rest of the stream is not read.
+ */
+export async function firstLine(input: NodeJS.ReadableStream): Promise<string | null> {
+  const lines = createInterface({ input, crlfDelay: Infinity, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return null;
+  } finally {
+    lines.close();
+  }
 }

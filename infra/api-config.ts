@@ -2,6 +2,7 @@
  * Settings of the API Gateway HTTP API that both the CDK app and the local server apply, so the
  * local emulation behaves like the deployed gateway; and the gateway's and the edge's limits.
  */
+import { ORIGIN_SECRET_ENV } from '../shared/http/edge.js';
 import type { RouteDecl } from '../shared/http/route.js';
 import { needsCaller, POLICIES, type PolicyName } from '../shared/http/rate-limits.js';
 
@@ -25,6 +26,8 @@ export const SECRET_NAMES = {
   emailToken: 'email-token-key',
   /** Client secrets of the social sign-in providers: a JSON object {provider name: secret}. */
   social: 'social-secrets',
+  /** With the edge: the value CloudFront sends in the origin header (shared/http/edge.ts). */
+  origin: 'origin-verify',
 } as const;
 
 export interface Throttle {
@@ -65,8 +68,9 @@ export function routeThrottle(route: Pick<RouteDecl, 'rateLimit'>): Throttle | u
 
 /**
  * The general policies of API.md §7.2 as the edge enforces them (infra/aws/edge.ts, AWS WAF
- * rate-based rules over a window of `window` seconds). `anonymous` counts requests without an
- * Authorization header per client address; `signedIn` counts requests with one per header value,
+ * rate-based rules over a window of `window` seconds). `anonymous` counts per client address the
+ * requests without an Authorization header and every request to a route that ignores it (the
+ * credential routes, API.md §2.1); `signedIn` counts requests with one per header value,
  * at the trusted limit (the member limit of 300 cannot be told apart at the edge, which does not
  * read tokens); `perAddress` counts every request per client address, so that sending a new
  * made-up header with every request does not escape both.
@@ -78,7 +82,7 @@ export const EDGE_RETRY_AFTER = EDGE_LIMITS.window;
 
 /**
  * The environment variables the shared code reads. The CDK app sets them per function (only those
- * a function needs); the local runtime sets all of them for the in-process functions.
+ * a function needs); the local runtime sets all of them but the edge's for the in-process functions.
  */
 export const FUNCTION_ENV = {
   table: 'TABLE_NAME',
@@ -99,4 +103,9 @@ export const FUNCTION_ENV = {
   socialProviders: 'SOCIAL_PROVIDERS',
   /** The secret holding the providers' client secrets. */
   socialSecrets: 'SOCIAL_SECRETS_ID',
+  /**
+   * With the edge only (never locally): the origin secret, which switches on the edge check and
+   * the viewer address of every function that serves the API (shared/http/edge.ts).
+   */
+  originSecret: ORIGIN_SECRET_ENV,
 } as const;

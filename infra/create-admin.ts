@@ -1,6 +1,8 @@
 /**
- * `npm run create-admin -- --email E --password P [--username U] [--stage S]`: creates the first
- * administrator (infra/admin-account.ts).
+ * `npm run create-admin -- --email E (--password-stdin | --password P) [--username U] [--stage S]`,
+ * or the password in ADMIN_PASSWORD: creates the first administrator (infra/admin-account.ts).
+ * The password is read from standard input (one line) or the environment so that it stays out
+ * of the shell history and the process list; `--password` still works, with a warning.
  *
  * - Without `--stage`: in the local store of the running `npm start` (same DATA_DIR), like
  *   dev-token (local engines on loopback only).
@@ -9,25 +11,36 @@
  *   (the usual AWS_PROFILE / AWS_REGION / … settings).
  */
 import { parseArgs } from 'node:util';
-import { AdminError, createAdministrator, stageTableName } from './admin-account.js';
+import { AdminError, adminPassword, createAdministrator, firstLine, PASSWORD_ENV, stageTableName } from './admin-account.js';
 import { attachToLocal, fail } from './local/attach.js';
 
 const TOOL = 'create-admin';
-const USAGE = 'usage: npm run create-admin -- --email EMAIL --password PASSWORD [--username USERNAME] [--stage STAGE]';
+const USAGE = `usage: npm run create-admin -- --email EMAIL --password-stdin [--username USERNAME] [--stage STAGE]   (the password as one line on standard input)
+       ${PASSWORD_ENV}=… npm run create-admin -- --email EMAIL [--username USERNAME] [--stage STAGE]`;
 
-let values: { email?: string; password?: string; username?: string; stage?: string };
+let values: { email?: string; password?: string; 'password-stdin'?: boolean; username?: string; stage?: string };
 try {
   ({ values } = parseArgs({
-    options: { email: { type: 'string' }, password: { type: 'string' }, username: { type: 'string' }, stage: { type: 'string' } },
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      username: { type: 'string' },
+      stage: { type: 'string' },
+    },
     strict: true,
     allowPositionals: false,
   }));
 } catch (err) {
   fail(TOOL, `${(err as Error).message}\n${USAGE}`);
 }
-if (values.email === undefined || values.password === undefined) fail(TOOL, USAGE);
+if (values.email === undefined) fail(TOOL, USAGE);
 
 try {
+  const stdin = values['password-stdin'] === true;
+  if (stdin && process.stdin.isTTY) process.stderr.write('password (one line; pipe it in to keep it off the screen): ');
+  const { password, warning } = await adminPassword({ option: values.password, stdin, env: process.env[PASSWORD_ENV] }, () => firstLine(process.stdin));
+  if (warning) process.stderr.write(`${warning}\n`);
   let where: string;
   if (values.stage === undefined) {
     const state = attachToLocal(TOOL);
@@ -37,7 +50,7 @@ try {
     process.env.TABLE_NAME = await stageTableName(values.stage);
     where = `stage ${values.stage} (table ${process.env.TABLE_NAME})`;
   }
-  const admin = await createAdministrator({ email: values.email, password: values.password, ...(values.username === undefined ? {} : { username: values.username }) });
+  const admin = await createAdministrator({ email: values.email, password, ...(values.username === undefined ? {} : { username: values.username }) });
   process.stdout.write(`created administrator ${admin.username} <${admin.email}> (${admin.id}) in ${where}\n`);
 } catch (err) {
   if (err instanceof AdminError) fail(TOOL, err.message);

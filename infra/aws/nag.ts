@@ -22,6 +22,8 @@ export const REASONS = {
     'The cursor HMAC key only makes pagination cursors tamper-evident (API.md §1.5); rotating it invalidates every cursor in flight, so it is rotated deliberately (by replacing the secret value), not on a schedule.',
   emailTokenKeyRotation:
     'The e-mailed-token HMAC key only authenticates activation, password-reset and e-mail-change tokens (API.md §6), which live at most 24 hours; rotating it invalidates the tokens in flight, so it is rotated deliberately (by replacing the secret value), not on a schedule.',
+  originSecretRotation:
+    'The origin secret only proves that a request came through the distribution, which sends it in a custom origin header resolved from this secret when the distribution is deployed; a scheduled rotation would change the value the functions expect before CloudFront sends it, refusing every request until the next deployment. It is replaced deliberately (docs/decisions.md).',
   socialSecretRotation:
     'The social providers’ client secrets are issued by each provider; they change when the operator registers a new secret there and puts it here, which Secrets Manager cannot do on a schedule.',
   pictureBucketAccessLogs:

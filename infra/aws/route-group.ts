@@ -15,6 +15,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
 import { routeGrants, tableActions, type SecretKey } from './access.js';
+import { originAccess } from './edge.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 
@@ -32,6 +33,8 @@ export interface RouteGroupShared {
   catchAllIntegrationId: string;
   table: ITable;
   secrets: Readonly<Record<SecretKey, ISecret>>;
+  /** With the edge: the origin secret every function checks requests against (edge.ts originAccess). */
+  originSecret?: ISecret;
   /** SOCIAL_PROVIDERS of the social sign-in functions (config.ts `socialProviders`); undefined: none. */
   socialProviders?: string;
   /** Variables of every API function (base URL, CORS, logging). */
@@ -107,8 +110,9 @@ export class RouteGroupStack extends NestedStack {
 
 /** The variables and permissions of a route's function (access.ts decides, this spells them out). */
 function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
-  const environment: Record<string, string> = { ...shared.environment, [ENV.table]: shared.table.tableName };
-  const statements = [tableStatement(shared.table, tableActions(route))];
+  const origin = originAccess(shared.originSecret);
+  const environment: Record<string, string> = { ...shared.environment, ...origin.environment, [ENV.table]: shared.table.tableName };
+  const statements = [tableStatement(shared.table, tableActions(route)), ...origin.statements];
   for (const grant of routeGrants(route)) {
     if ('setting' in grant) {
       environment[grant.env] = shared[grant.setting] ?? '';

@@ -33,7 +33,7 @@ import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import { AUTHORIZER, routeThrottle, THROTTLE } from '../api-config.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';
-import { ApiEdge, EdgeStack, edgeStackName } from './edge.js';
+import { ApiEdge, EdgeStack, edgeStackName, originAccess } from './edge.js';
 import { MailIdentity } from './email.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { ScheduledJobs } from './jobs.js';
@@ -152,6 +152,9 @@ export class CatalogueStack extends Stack {
       [ENV.baseUrl]: baseUrl,
       [ENV.corsOrigins]: config.allowedOrigins,
     };
+    // With the edge, every function API Gateway invokes checks the origin header first
+    // (shared/http/edge.ts): the execute-api endpoint serves nothing around the web ACL.
+    const origin = originAccess(this.edge?.originSecret);
     const invokedByApi = new ServicePrincipal('apigateway.amazonaws.com');
 
     // The Lambda authorizer: verifies the token and the user (one GetItem), never denies
@@ -165,8 +168,9 @@ export class CatalogueStack extends Stack {
         [ENV.baseUrl]: baseUrl,
         [ENV.table]: this.table.table.tableName,
         [ENV.jwtPublic]: this.secrets.jwtPublic.secretArn,
+        ...origin.environment,
       },
-      statements: [tableStatement(this.table.table, ['dynamodb:GetItem']), secretReadStatement(this.secrets.jwtPublic)],
+      statements: [tableStatement(this.table.table, ['dynamodb:GetItem']), secretReadStatement(this.secrets.jwtPublic), ...origin.statements],
     });
     this.authorizer = new HttpAuthorizer(this, 'Authorizer', {
       httpApi: this.api,
@@ -184,13 +188,14 @@ export class CatalogueStack extends Stack {
     });
 
     // The catch-all function: the $default route and the extra routes that keep literal paths
-    // from being read as ids. It reads no data and no secret.
+    // from being read as ids. It reads no data and no secret (but the edge's origin secret).
     this.catchAll = new CatalogueFunction(this, 'CatchAllFunction', {
       entry: CATCH_ALL_ENTRY,
       component: 'catch-all',
       description: 'Default route: 404, 405, 308 and CORS preflights',
       logRemovalPolicy,
-      environment: common,
+      environment: { ...common, ...origin.environment },
+      statements: origin.statements,
     });
     const catchAllIntegration = new CfnIntegration(this, 'CatchAllIntegration', {
       apiId: this.api.apiId,
@@ -223,6 +228,7 @@ export class CatalogueStack extends Stack {
           catchAllIntegrationId: catchAllIntegration.ref,
           table: this.table.table,
           secrets: this.secrets,
+          originSecret: this.edge?.originSecret,
           socialProviders: config.socialProviders,
           environment: config.rateLimits === undefined ? common : { ...common, [ENV.rateLimits]: config.rateLimits },
           logRemovalPolicy,
@@ -259,7 +265,10 @@ export class CatalogueStack extends Stack {
       mail: this.mail,
     });
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Stage URL (the execute-api endpoint)', value: this.stage.url });
+    new CfnOutput(this, 'ApiUrl', {
+      description: this.edge ? 'Stage URL (the execute-api endpoint; it refuses every request that does not come through the edge)' : 'Stage URL (the execute-api endpoint)',
+      value: this.stage.url,
+    });
     new CfnOutput(this, 'PublicBaseUrl', { description: '{base} of the API (PUBLIC_BASE_URL)', value: baseUrl });
     if (this.edge) new CfnOutput(this, 'EdgeUrl', { description: 'The CloudFront distribution in front of the API (AWS WAF rate rules)', value: this.edge.url });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
@@ -300,7 +309,7 @@ export function addStage(app: Construct, config: StageConfig, options: StageOpti
   const region = config.region ?? (config.edge ? process.env.CDK_DEFAULT_REGION : undefined);
   if (config.edge && !region) throw new Error('edge=true needs the region of the stage: set -c region=… (or run the CDK CLI with a region configured)');
   // The account stays the CLI's (both stacks in the same one); only the regions are fixed.
-  const edge = config.edge ? new EdgeStack(app, edgeStackName(config.stage), { config }) : undefined;
+  const edge = config.edge ? new EdgeStack(app, edgeStackName(config.stage), { config, routes: options.routes }) : undefined;
   const stack = new CatalogueStack(app, stackName(config.stage), { config, env: region ? { region } : undefined, edge, ...options });
   return { stack, edge };
 }

@@ -25,9 +25,27 @@ export async function verificationKeys(): Promise<ReturnType<typeof createLocalJ
   return jwks.set;
 }
 
-/** The public JWK Set as published at /.well-known/jwks.json. */
+/**
+ * The members a published JWK may have (API.md §4.22: `kty`, `crv`, `x`, `y` for EC keys,
+ * `kid`, `alg`, `use`). An allow-list rather than "all but `d`": a private JWK may carry other
+ * private or irrelevant members (RSA's `p`, `q`, `dp`, …, WebCrypto's `ext` and `key_ops`), and
+ * none of them may be published whatever key is given.
+ */
+export const PUBLIC_JWK_MEMBERS = ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'] as const;
+
+/**
+ * The public JWK Set of keys, public or private: each key reduced to PUBLIC_JWK_MEMBERS. Used
+ * wherever a public set is written (key generation, locally and on AWS) and where it is served.
+ */
+export function publicKeySet(keys: readonly JWK[]): JSONWebKeySet {
+  return {
+    keys: keys.map((key) => Object.fromEntries(PUBLIC_JWK_MEMBERS.filter((m) => key[m] !== undefined).map((m) => [m, key[m]])) as JWK),
+  };
+}
+
+/** The public JWK Set as published at /.well-known/jwks.json (public members only, whatever the secret holds). */
 export async function publicJwks(): Promise<JSONWebKeySet> {
-  return JSON.parse(await secretFromEnv('JWT_PUBLIC_SECRET_ID')) as JSONWebKeySet;
+  return publicKeySet((JSON.parse(await secretFromEnv('JWT_PUBLIC_SECRET_ID')) as JSONWebKeySet).keys);
 }
 
 /** The active signing key and its kid. */

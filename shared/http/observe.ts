@@ -1,8 +1,9 @@
 /**
  * What every function does around its work, declared route or not (the catch-all): a request id,
- * one structured log line per request, every error turned into a problem document (API.md §1.4),
- * and the headers every response carries (X-Request-Id, CORS, Vary). This module reaches no
- * database and no secret, so functions that need neither stay small.
+ * the edge check and the client address (edge.ts), one structured log line per request, every
+ * error turned into a problem document (API.md §1.4), and the headers every response carries
+ * (X-Request-Id, CORS, Vary). This module reaches no database, and no secret but the edge's
+ * (only with the edge), so functions that need neither stay small.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -11,6 +12,7 @@ import { isUnavailable } from '../db/errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../log.js';
 import { corsHeaders } from './cors.js';
+import { clientAddress } from './edge.js';
 import { HttpError, problemBody, problemHeaders, serviceUnavailable } from './problem.js';
 import { lowerCaseHeaders } from './request.js';
 
@@ -52,6 +54,8 @@ interface State {
   started: number;
   requestId: string;
   origin?: string;
+  /** The client address the per-address rate limits count (edge.ts clientAddress). */
+  clientIp?: string;
   /** The caller, once known (logged). */
   userId?: string;
   /** Headers that every response to this request carries, success or problem (RateLimit-*). */
@@ -107,13 +111,12 @@ function finish(event: ApiEvent, result: ApiResult, route: string): ApiResult {
 /** Request id, logging and the conversion of every error into a problem response. */
 export function observe(routeName: string): middy.MiddlewareObj<ApiEvent, ApiResult> {
   return {
-    before: (request) => {
+    before: async (request) => {
       const headers = lowerCaseHeaders(request.event.headers);
-      states.set(request.event, {
-        started: Date.now(),
-        requestId: request.event.requestContext.requestId ?? newId(),
-        origin: headers.origin,
-      });
+      const state: State = { started: Date.now(), requestId: request.event.requestContext.requestId ?? newId(), origin: headers.origin };
+      states.set(request.event, state);
+      // Before anything else: a request around the edge is refused here (403).
+      state.clientIp = await clientAddress(request.event, headers);
     },
     after: (request) => {
       request.response = finish(request.event, request.response!, routeName);

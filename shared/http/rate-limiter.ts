@@ -89,7 +89,7 @@ export function requestLimits(
     if (step.length === 0 || (decl.when && !decl.when({ caller, params }))) return;
     const keyed = step.flatMap((limit) => {
       const key =
-        limit.dimension === 'ip' ? clientKey(event.requestContext.http.sourceIp) : limit.dimension === 'email' ? emailOf() : (caller?.user_id ?? null);
+        limit.dimension === 'ip' ? clientKey(requestState(event).clientIp) : limit.dimension === 'email' ? emailOf() : (caller?.user_id ?? null);
       return key === null ? [] : [{ limit, key }];
     });
     const outcomes = await Promise.allSettled(

@@ -112,10 +112,11 @@ export function parseSetting(value: string): Policies | null {
 
 /**
  * The client as counted: an IPv4 address, or the /64 network of an IPv6 address (the usual
- * allocation of one subscriber, who could otherwise change addresses at will).
+ * allocation of one subscriber, who could otherwise change addresses at will). The address is
+ * the client's as shared/http/edge.ts establishes it (API Gateway's, or the edge's viewer).
  */
-export function clientKey(sourceIp: string | undefined): string {
-  const ip = (sourceIp ?? '').trim().toLowerCase().replace(/%.*$/, '');
+export function clientKey(address: string | undefined): string {
+  const ip = (address ?? '').trim().toLowerCase().replace(/%.*$/, '');
   if (!ip.includes(':')) return ip;
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(ip);
   if (mapped) return mapped[1]!;

@@ -2,14 +2,20 @@
  * The edge (`-c edge=true`, infra/aws/edge.ts): the general rate limits of API.md §7.2 as AWS
  * WAF rate-based rules on a CloudFront distribution in front of the HTTP API. The web ACL lives
  * in the stage's edge stack in us-east-1; the distribution in the stage's stack, which reads the
- * web ACL's ARN across regions.
+ * web ACL's ARN across regions. The distribution proves itself with a secret origin header that
+ * every function serving the API checks (shared/http/edge.ts): the viewer address is trusted
+ * only then, and the execute-api endpoint serves nothing around the web ACL.
  */
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EDGE_LIMITS, EDGE_RETRY_AFTER } from '../../infra/api-config.js';
-import { edgeCorsHeaders, edgeStackName, rateLimitedBody } from '../../infra/aws/edge.js';
+import * as z from 'zod';
+import { ROUTES } from '../../functions/registry.js';
+import { EDGE_LIMITS, EDGE_RETRY_AFTER, SECRET_NAMES } from '../../infra/api-config.js';
+import { anonymousRequests, edgeCorsHeaders, edgeStackName, pathsPattern, rateLimitedBody, WAF_REGEX_MAX } from '../../infra/aws/edge.js';
 import { ENV } from '../../infra/aws/function.js';
+import { ORIGIN_HEADER, ORIGIN_SECRET_ENV, VIEWER_ADDRESS_HEADER } from '../../shared/http/edge.js';
 import { PROBLEMS } from '../../shared/http/problem.js';
+import { defineRoute, type Method } from '../../shared/http/route.js';
 import { asList, functionsOf, logicalIdOf, rootValue, synth, type Synthesized } from './synth.js';
 
 const REGION = 'eu-west-1';
@@ -81,11 +87,69 @@ describe('web ACL', () => {
     ]);
   });
 
-  it('anonymous: requests without an Authorization header, per client address, 120 per minute', () => {
-    expect(rule('anonymous-per-address').Statement).toEqual({
-      RateBasedStatement: { AggregateKeyType: 'IP', Limit: 120, EvaluationWindowSec: 60, ScopeDownStatement: { NotStatement: { Statement: hasAuthorization } } },
-    });
+  it('anonymous: requests without an Authorization header, or to a credential route whatever its headers, per client address, 120 per minute', () => {
+    const { RateBasedStatement: rate } = rule('anonymous-per-address').Statement;
+    expect(rate).toMatchObject({ AggregateKeyType: 'IP', Limit: 120, EvaluationWindowSec: 60 });
+    expect(Object.keys(rate).sort()).toEqual(['AggregateKeyType', 'EvaluationWindowSec', 'Limit', 'ScopeDownStatement']);
+    const [withoutToken, ...credentialRoutes] = asList<any>(rate.ScopeDownStatement.OrStatement.Statements);
+    expect(withoutToken).toEqual({ NotStatement: { Statement: hasAuthorization } });
+    // The credential-route branches: method and path only, no condition on any header.
+    expect(credentialRoutes.map((b) => b.AndStatement.Statements.map((st: Record<string, unknown>) => Object.keys(st)[0]))).toEqual([
+      ['ByteMatchStatement', 'RegexMatchStatement'],
+      ['ByteMatchStatement', 'RegexMatchStatement'],
+    ]);
+    expect(JSON.stringify(credentialRoutes)).not.toMatch(/authorization|SingleHeader|Headers/i);
     expect(EDGE_LIMITS.anonymous).toBe(120);
+  });
+
+  it('the credential routes are those the declarations give access `credentials`, by method and URL-decoded path', () => {
+    const credentialRoutes = asList<any>(rule('anonymous-per-address').Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements).slice(1);
+    const byMethod = (m: Method) => ROUTES.filter((r) => r.access === 'credentials' && r.method === m).map((r) => r.path);
+    expect(credentialRoutes.map((b) => b.AndStatement.Statements)).toEqual(
+      (['GET', 'POST'] as const).map((m) => [
+        { ByteMatchStatement: { FieldToMatch: { Method: {} }, PositionalConstraint: 'EXACTLY', SearchString: m.toLowerCase(), TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }] } },
+        { RegexMatchStatement: { FieldToMatch: { UriPath: {} }, RegexString: pathsPattern(byMethod(m)), TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }] } },
+      ]),
+    );
+    expect(byMethod('POST')).toEqual(
+      expect.arrayContaining(['/api/tokens/jwt/create/', '/api/tokens/jwt/refresh/', '/api/tokens/jwt/verify/', '/api/users/', '/api/users/activation/', '/api/users/reset_password/', '/api/socials/o/{provider}/']),
+    );
+    expect(byMethod('GET')).toEqual(expect.arrayContaining(['/api/socials/o/{provider}/', '/.well-known/jwks.json']));
+  });
+
+  it('which requests the rules count: a made-up Authorization header no longer lifts the anonymous limit from a credential route', () => {
+    const anonymous = rule('anonymous-per-address').Statement.RateBasedStatement.ScopeDownStatement;
+    const signedIn = rule('signed-in-per-token').Statement.RateBasedStatement.ScopeDownStatement;
+    const sample = (path: string) => path.replace(/\{[a-z_]+\}/g, 'google-oauth2');
+    const junk = { authorization: 'Bearer made-up' };
+    for (const route of ROUTES) {
+      const request = { method: route.method, path: sample(route.path), headers: junk };
+      expect(matches(anonymous, request), `${route.method} ${route.path}`).toBe(route.access === 'credentials');
+      expect(matches(signedIn, request), `${route.method} ${route.path}`).toBe(true);
+      expect(matches(anonymous, { ...request, headers: {} }), `${route.method} ${route.path}`).toBe(true);
+      expect(matches(signedIn, { ...request, headers: {} }), `${route.method} ${route.path}`).toBe(false);
+    }
+    // Another method on a credential path (the administrators' list), a percent-encoded path, a lower-case method.
+    expect(matches(anonymous, { method: 'GET', path: '/api/users/', headers: junk })).toBe(false);
+    expect(matches(anonymous, { method: 'POST', path: '/api/tokens/jwt/%63reate/', headers: junk })).toBe(true);
+    expect(matches(anonymous, { method: 'post', path: '/api/users/', headers: junk })).toBe(true);
+    expect(matches(anonymous, { method: 'POST', path: '/api/tokens/jwt/create/extra/', headers: junk })).toBe(false);
+    expect(matches(anonymous, { method: 'GET', path: '/api/socials/o/a/b/', headers: junk })).toBe(false);
+  });
+
+  it('derived, not listed: a new credential route is counted, and without any the scope is the missing header alone', () => {
+    const route = (method: Method, path: string, access: 'credentials' | 'member') =>
+      defineRoute({ name: `test.${method}`, method, path, access, summary: 'x', response: { status: 200 }, body: method === 'GET' ? undefined : z.object({}) });
+    const scope = anonymousRequests([route('PUT', '/api/things/{id}/claim/', 'credentials'), route('GET', '/api/things/', 'member')]);
+    const req = (method: string, path: string) => ({ method, path, headers: { authorization: 'x' } });
+    expect(matches(scope, req('PUT', '/api/things/7/claim/'))).toBe(true);
+    expect(matches(scope, req('GET', '/api/things/'))).toBe(false);
+    expect(anonymousRequests([route('GET', '/api/things/', 'member')])).toEqual({ notStatement: { statement: expect.anything() } });
+  });
+
+  it('a path pattern longer than AWS WAF takes is refused at synthesis', () => {
+    expect(pathsPattern(['/.well-known/jwks.json', '/api/x/{id}/'])).toBe('^(?:/\\.well-known/jwks\\.json|/api/x/[^/]+/)$');
+    expect(() => pathsPattern([`/${'a'.repeat(WAF_REGEX_MAX)}/`])).toThrow(/AWS WAF takes 512/);
   });
 
   it('signed in: requests with an Authorization header, per header value, 1,200 per minute (the trusted limit)', () => {
@@ -166,6 +230,28 @@ describe('distribution', () => {
     expect(origin.DomainName).toEqual({ 'Fn::Join': ['', [{ Ref: logicalIdOf(s.stack.api) }, `.execute-api.${REGION}.`, { Ref: 'AWS::URLSuffix' }]] });
   });
 
+  it('every origin request carries the origin secret in x-origin-verify, resolved at deployment (never in the template)', () => {
+    const secret = s.stack.edge!.originSecret;
+    const secretId = logicalIdOf(secret);
+    expect(distribution.Origins[0].OriginCustomHeaders).toEqual([
+      { HeaderName: ORIGIN_HEADER, HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] } },
+    ]);
+    expect(ORIGIN_HEADER).toBe('x-origin-verify');
+    // Generated by Secrets Manager at the first deployment; no value in any template.
+    const resource = s.resources.find((r) => r.logicalId === secretId && r.stack === s.stack)!;
+    expect(resource.properties).toMatchObject({ Name: `prod/catalogue/${SECRET_NAMES.origin}`, GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } });
+    expect(resource.properties.SecretString).toBeUndefined();
+  });
+
+  it('the viewer address reaches the functions: the managed AllViewerExceptHostHeader policy adds CloudFront’s headers, CloudFront-Viewer-Address among them', () => {
+    // AWS documents the managed policy as forwarding every viewer header but Host plus the
+    // CloudFront headers (an origin request policy of our own cannot do both: "all viewer
+    // headers but Host" leaves no place for CloudFront headers, and adding them means "all
+    // viewer headers", Host included, which API Gateway refuses). docs/decisions.md 58.
+    expect(distribution.DefaultCacheBehavior.OriginRequestPolicyId).toBe(OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId);
+    expect(VIEWER_ADDRESS_HEADER).toBe('cloudfront-viewer-address');
+  });
+
   it('every method, nothing cached, every viewer header but Host (Authorization included) and every query string forwarded, HTTPS only', () => {
     const behavior = distribution.DefaultCacheBehavior;
     expect([...behavior.AllowedMethods].sort()).toEqual(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
@@ -202,3 +288,73 @@ describe('distribution', () => {
     }
   });
 });
+
+describe('the direct endpoint is closed', () => {
+  const apiComponents = new Set([...ROUTES.map((r) => r.name), 'authorizer', 'catch-all']);
+
+  it('every function API Gateway invokes (each route’s, the authorizer, the catch-all) checks the origin header: ORIGIN_SECRET_ID and the permission to read it', () => {
+    const secretRef = { Ref: logicalIdOf(s.stack.edge!.originSecret) };
+    const fns = functionsOf(s).filter((f) => f.component !== undefined && apiComponents.has(f.component));
+    expect(new Set(fns.map((f) => f.component))).toEqual(apiComponents);
+    for (const f of fns) {
+      expect(rootValue(s, f.stack, f.env[ORIGIN_SECRET_ENV]), f.component).toEqual(secretRef);
+      const reads = f.statements.filter((st) => asList(st.Action).includes('secretsmanager:GetSecretValue')).flatMap((st) => asList(rootValue(s, f.stack, st.Resource)));
+      expect(reads, f.component).toContainEqual(secretRef);
+    }
+    expect(ENV.originSecret).toBe(ORIGIN_SECRET_ENV);
+  });
+
+  it('functions that serve no request (jobs, stream consumers, the key bootstrap) are not given it', () => {
+    const others = functionsOf(s).filter((f) => !apiComponents.has(f.component ?? ''));
+    expect(others.length).toBeGreaterThanOrEqual(4);
+    for (const f of others) {
+      expect(f.env[ORIGIN_SECRET_ENV], f.component).toBeUndefined();
+      expect(JSON.stringify(f.statements), f.component).not.toContain(logicalIdOf(s.stack.edge!.originSecret));
+    }
+  });
+});
+
+// ---- a small evaluator of the AWS WAF statements used here (template form) -------------------
+
+interface WafRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+function transform(value: string, transformations: { Type: string }[]): string {
+  return transformations.reduce((v, t) => (t.Type === 'URL_DECODE' ? decodeURIComponent(v) : t.Type === 'LOWERCASE' ? v.toLowerCase() : v), value);
+}
+
+function field(request: WafRequest, fieldToMatch: Record<string, any>): string | undefined {
+  if ('Method' in fieldToMatch) return request.method;
+  if ('UriPath' in fieldToMatch) return request.path;
+  if ('SingleHeader' in fieldToMatch) return request.headers[String(fieldToMatch.SingleHeader.Name).toLowerCase()];
+  throw new Error(`field ${JSON.stringify(fieldToMatch)} not evaluated here`);
+}
+
+/** Whether a request matches a statement (OR, AND, NOT, size constraint, byte match EXACTLY, regex match). */
+function matches(statement: Record<string, any>, request: WafRequest): boolean {
+  const st = pascal(statement);
+  if (st.OrStatement) return asList<any>(st.OrStatement.Statements).some((x) => matches(x, request));
+  if (st.AndStatement) return asList<any>(st.AndStatement.Statements).every((x) => matches(x, request));
+  if (st.NotStatement) return !matches(st.NotStatement.Statement, request);
+  const [kind, spec] = Object.entries(st)[0] as [string, any];
+  const raw = field(request, spec.FieldToMatch);
+  if (kind === 'SizeConstraintStatement') {
+    if (spec.ComparisonOperator !== 'GT') throw new Error('only GT is evaluated here');
+    return raw !== undefined && transform(raw, spec.TextTransformations).length > spec.Size;
+  }
+  if (raw === undefined) return false;
+  const value = transform(raw, spec.TextTransformations);
+  if (kind === 'ByteMatchStatement' && spec.PositionalConstraint === 'EXACTLY') return value === spec.SearchString;
+  if (kind === 'RegexMatchStatement') return new RegExp(spec.RegexString).test(value);
+  throw new Error(`${kind} not evaluated here`);
+}
+
+/** The CloudFormation (PascalCase) form of a statement built in camelCase (anonymousRequests); the template's form is kept. */
+function pascal(value: any): any {
+  if (Array.isArray(value)) return value.map(pascal);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k === 'Name' ? k : k[0]!.toUpperCase() + k.slice(1), pascal(v)]));
+}

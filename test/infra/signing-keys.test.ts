@@ -7,8 +7,9 @@ import { GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler, publicSetOf } from '../../infra/aws/handlers/signing-keys.js';
+import { handler } from '../../infra/aws/handlers/signing-keys.js';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
+import { publicKeySet } from '../../shared/auth/keys.js';
 
 const sm = mockClient(SecretsManagerClient);
 const PRIVATE = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:dev/catalogue/jwt-private-AbCdEf';
@@ -79,7 +80,16 @@ describe('signing keys custom resource', () => {
     expect((await handler(create)).Data.Outcome).toBe('published');
     expect(puts()).toEqual([PUBLIC]);
     expect(JSON.parse(stored.get(PUBLIC)!)).toEqual(publicSet);
-    expect(publicSetOf(privateSet)).toEqual(publicSet);
+    expect(publicKeySet(privateSet.keys)).toEqual(publicSet);
+  });
+
+  it('a public set derived from a private set carries its public members only', async () => {
+    const { privateSet } = await generateSigningKeys();
+    const key = { ...privateSet.keys[0]!, ext: true, key_ops: ['sign'], x5c: ['MIIB…'] };
+    stored.set(PRIVATE, JSON.stringify({ ...privateSet, keys: [key] }));
+    expect((await handler(create)).Data.Outcome).toBe('published');
+    const published = JSON.parse(stored.get(PUBLIC)!) as { keys: Record<string, unknown>[] };
+    expect(Object.keys(published.keys[0]!).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
   });
 
   it('Update of the same secrets never generates keys, even if they are empty', async () => {

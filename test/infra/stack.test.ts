@@ -75,7 +75,8 @@ describe('functions', () => {
 
   it('functions read only the variables the shared code knows, and the local runtime sets the same ones', () => {
     const local = Object.keys(functionEnvironment({ env: {} }, 'http://localhost:3000', 'catalogue')).sort();
-    expect(Object.values(ENV).sort()).toEqual(local);
+    // The origin secret exists only with the edge, never locally (test/infra/edge.test.ts).
+    expect(Object.values(ENV).filter((name) => name !== ENV.originSecret).sort()).toEqual(local);
     const allowed = new Set([...Object.values(ENV), 'POWERTOOLS_SERVICE_NAME', 'NODE_OPTIONS']);
     for (const f of fns.filter((x) => x.component !== undefined)) {
       expect(Object.keys(f.env).filter((k) => !allowed.has(k)), f.component).toEqual([]);
@@ -254,7 +255,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('the catch-all reads no table and no secret, and has no table name', () => {
+  it('the catch-all reads no table and no secret (without the edge), and has no table name', () => {
     const f = byComponent('catch-all');
     expect(actionsOf(f.statements, 'dynamodb:')).toEqual([]);
     expect(actionsOf(f.statements, 'secretsmanager:')).toEqual([]);
@@ -606,6 +607,9 @@ describe('context', () => {
     expect(dev.edge).toBeUndefined();
     expect(resourcesOf(dev, 'AWS::CloudFront::Distribution')).toHaveLength(0);
     expect(resourcesOf(dev, 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    // No origin secret, and no function checks one: the functions never look at the edge's headers.
+    expect(resourcesOf(dev, 'AWS::SecretsManager::Secret').map((r) => r.properties.Name)).not.toContain('dev/catalogue/origin-verify');
+    for (const f of fns) expect(f.env[ENV.originSecret], f.component).toBeUndefined();
     expect(dev.app.node.children.filter((c) => c.node.id.startsWith('catalogue-api-'))).toHaveLength(1);
     expect(dev.stack.region).toMatch(/^\$\{Token/);
   });

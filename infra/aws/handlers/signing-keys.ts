@@ -15,9 +15,9 @@
  */
 import { GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import type { JSONWebKeySet, JWK } from 'jose';
+import type { JSONWebKeySet } from 'jose';
 import { generateSigningKeys } from '../../../shared/auth/keygen.js';
-import type { PrivateKeySet } from '../../../shared/auth/keys.js';
+import { publicKeySet, type PrivateKeySet } from '../../../shared/auth/keys.js';
 import { logger } from '../../../shared/log.js';
 
 export interface SigningKeysProperties {
@@ -61,11 +61,6 @@ function isPublicSet(value: unknown): value is JSONWebKeySet {
   return !!v && Array.isArray(v.keys) && v.keys.length > 0;
 }
 
-/** The public half of private JWKs: everything but the private parameter `d`. */
-export function publicSetOf(set: PrivateKeySet): JSONWebKeySet {
-  return { keys: set.keys.map(({ d: _d, ...pub }) => pub as JWK) };
-}
-
 async function put(secretId: string, value: unknown): Promise<void> {
   await secrets().send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(value) }));
 }
@@ -76,7 +71,7 @@ export async function ensureSigningKeys(props: SigningKeysProperties): Promise<O
   const existing = parse(privateRaw);
   if (isPrivateSet(existing)) {
     if (isPublicSet(parse(publicRaw))) return 'kept';
-    await put(props.PublicSecretId, publicSetOf(existing));
+    await put(props.PublicSecretId, publicKeySet(existing.keys));
     return 'published';
   }
   const { privateSet, publicSet } = await generateSigningKeys();
