@@ -14,7 +14,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
-import { routeGrants, tableActions, type SecretKey } from './access.js';
+import { routeGrants, routeKeys, tableActions, type SecretKey } from './access.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 
@@ -108,7 +108,8 @@ export class RouteGroupStack extends NestedStack {
 /** The variables and permissions of a route's function (access.ts decides, this spells them out). */
 function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
   const environment: Record<string, string> = { ...shared.environment, [ENV.table]: shared.table.tableName };
-  const statements = [tableStatement(shared.table, tableActions(route))];
+  const keys = routeKeys(route);
+  const statements = keys.length > 0 ? [tableStatement(shared.table, tableActions(route), keys)] : [];
   for (const grant of routeGrants(route)) {
     if ('setting' in grant) {
       environment[grant.env] = shared[grant.setting] ?? '';

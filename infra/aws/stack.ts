@@ -32,6 +32,7 @@ import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/regis
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import { AUTHORIZER, routeThrottle, THROTTLE } from '../api-config.js';
+import { AUTHORIZER_KEYS } from './access.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';
 import { ApiEdge, EdgeStack, edgeStackName } from './edge.js';
 import { MailIdentity } from './email.js';
@@ -154,7 +155,7 @@ export class CatalogueStack extends Stack {
     };
     const invokedByApi = new ServicePrincipal('apigateway.amazonaws.com');
 
-    // The Lambda authorizer: verifies the token and the user (one GetItem), never denies
+    // The Lambda authorizer: verifies the token and the user's auth state (one GetItem), never denies
     // (functions/authorizer/handler.ts); settings from infra/api-config.ts.
     this.authorizerFunction = new CatalogueFunction(this, 'AuthorizerFunction', {
       entry: AUTHORIZER_ENTRY,
@@ -166,7 +167,7 @@ export class CatalogueStack extends Stack {
         [ENV.table]: this.table.table.tableName,
         [ENV.jwtPublic]: this.secrets.jwtPublic.secretArn,
       },
-      statements: [tableStatement(this.table.table, ['dynamodb:GetItem']), secretReadStatement(this.secrets.jwtPublic)],
+      statements: [tableStatement(this.table.table, ['dynamodb:GetItem'], AUTHORIZER_KEYS), secretReadStatement(this.secrets.jwtPublic)],
     });
     this.authorizer = new HttpAuthorizer(this, 'Authorizer', {
       httpApi: this.api,

@@ -26,6 +26,7 @@ import { parseEmailMessage, type EmailMessage } from '../email/templates.js';
 import type { Item } from './batch.js';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
+import type { KeyPattern } from './key-patterns.js';
 import { commit, del, itemPlan, put, type WritePlan } from './records.js';
 
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'retry' | 'dead';
@@ -69,6 +70,9 @@ export const MAX_BACKOFF_MINUTES = 480;
 const DUE_PK = 'OUTBOX#DUE';
 const messageKey = (id: string) => ({ pk: `OUTBOX#${id}`, sk: 'M' });
 const dueKey = (at: string, id: string) => ({ pk: DUE_PK, sk: `${at}#${id}` });
+
+/** Every item of the outbox: messages and due entries (`OUTBOX#DUE`). */
+export const OUTBOX_KEYS: KeyPattern = messageKey('*').pk;
 
 /** True for the key of an outbox message item (as the stream consumer sees it). */
 export const isOutboxMessageKey = (key: { pk?: unknown; sk?: unknown }): boolean =>
