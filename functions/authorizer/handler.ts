@@ -1,7 +1,8 @@
 /**
  * The Lambda authorizer of the HTTP API (simple responses, payload 2.0), attached to every
- * route that needs a signed-in caller. It verifies the access token (jose) and the user (exists,
- * active, current token version) and passes {user_id, username, role} to the function.
+ * route that needs a signed-in caller. It verifies the access token (jose) and the user's auth
+ * state (exists, active, current token version, family not revoked; shared/db/users.ts: it never
+ * reads user records) and passes {user_id, username, role} to the function.
  *
  * It never denies: API Gateway answers a denial with its own 401/403 body, which is not the
  * problem document of API.md §1.4. Instead it reports `anonymous` (no header) or `invalid`, and

@@ -4,6 +4,12 @@
  * runs the same modules. Later issues add entries here (season, schedule and ranking refreshes).
  * `cron(…)` times are UTC.
  */
+import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
+import { PROFILE_KEYS } from '../../shared/db/profiles.js';
+import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
+import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
+
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
   name: string;
@@ -19,6 +25,8 @@ export interface JobDecl {
   localPeriodSeconds?: number;
   /** The job sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
+  /** The table items the job touches, as partition-key patterns (as RouteDecl.keys); its role may touch no other. */
+  keys: readonly KeyPattern[];
 }
 
 export const JOBS: readonly JobDecl[] = [
@@ -30,6 +38,7 @@ export const JOBS: readonly JobDecl[] = [
     // Locally every few seconds, so a retry is sent soon after it becomes due.
     localPeriodSeconds: 5,
     sendsMail: true,
+    keys: DELIVERY_KEYS,
   },
   {
     name: 'cleanup',
@@ -38,5 +47,7 @@ export const JOBS: readonly JobDecl[] = [
     description: 'Deletes accounts never activated within 30 days of their registration',
     // Locally every hour: a local store rarely lives 30 days, but a long-running one is kept tidy.
     localPeriodSeconds: 3600,
+    // Reads the pending entries and deletes each account as an account deletion does, without e-mail.
+    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS],
   },
 ];

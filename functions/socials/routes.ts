@@ -1,6 +1,10 @@
 /** The operations on /api/socials/ (API.md §4.17): social sign-in with OpenID Connect providers. */
 import * as z from 'zod';
 import { PROVIDER_NAME } from '../../shared/auth/social.js';
+import { PROFILE_KEYS } from '../../shared/db/profiles.js';
+import { REFRESH_KEYS } from '../../shared/db/sessions.js';
+import { SOCIAL_LINK_KEYS, SOCIAL_STATE_KEYS } from '../../shared/db/social.js';
+import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
 import { MSG } from '../../shared/domain/fields.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 
@@ -23,6 +27,7 @@ export const routes = {
     // The provider's configuration (discovery, authorization URL); no client secret.
     uses: ['social-providers'],
     writes: 'put',
+    keys: [SOCIAL_STATE_KEYS],
   }),
   finish: defineRoute({
     name: 'socials.finish', method: 'POST', path, access: 'credentials',
@@ -40,5 +45,7 @@ export const routes = {
     rateLimit: { policy: 'social' },
     // The code exchange authenticates as the provider's client; the result is a new token pair.
     uses: ['social-providers', 'social-secrets', 'signing-key'],
+    // The state, the link, the account (found, linked or created with its profile) and the new token family.
+    keys: [SOCIAL_STATE_KEYS, ...SOCIAL_LINK_KEYS, USER_KEYS, AUTH_KEYS, PROFILE_KEYS, REFRESH_KEYS],
   }),
 } satisfies Record<string, RouteDecl>;

@@ -5,6 +5,8 @@
  * invokes the same modules.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { KeyPattern as PartitionKeyPattern } from '../../shared/db/key-patterns.js';
+import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
@@ -32,6 +34,11 @@ export interface StreamConsumerDecl {
   retryAttempts: number;
   /** The consumer sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
+  /**
+   * The table items the consumer reads and writes, as partition-key patterns (as RouteDecl.keys);
+   * its role may touch no other. Not what its filter passes: the records come from the stream.
+   */
+  keys: readonly PartitionKeyPattern[];
 }
 
 export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
@@ -45,6 +52,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     // A message the mailer could not handle is still picked up by the outbox job (its due entry).
     retryAttempts: 3,
     sendsMail: true,
+    keys: DELIVERY_KEYS,
   },
 ];
 

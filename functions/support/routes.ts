@@ -10,6 +10,7 @@ export const routes = {
     name: 'support.schema', method: 'GET', path: '/api/schema/', access: 'credentials',
     summary: 'The OpenAPI 3.1 document of this API', cache: 'static',
     response: { status: 200, schema: z.object({ openapi: z.string() }).loose() },
+    keys: [],
   }),
   jwks: defineRoute({
     name: 'support.jwks', method: 'GET', path: '/.well-known/jwks.json', access: 'credentials',
@@ -21,5 +22,6 @@ export const routes = {
         keys: z.array(z.object({ kty: z.string(), crv: z.string(), x: z.string(), kid: z.string(), alg: z.string(), use: z.literal('sig') })),
       }),
     },
+    keys: [],
   }),
 };

@@ -5,7 +5,8 @@
  * 2. It is spent first, with a conditional write: of two concurrent refreshes with one token
  *    exactly one gets past this step. A token spent before (`reused`) revokes its whole family
  *    (its refresh tokens and the access tokens issued from it); an unknown one is refused.
- * 3. The user must exist, be active, have the token's version, and the family must not be revoked.
+ * 3. The user must exist, be active, have the token's version, and the family must not be revoked
+ *    (its auth state, shared/db/users.ts: this function never reads user records).
  * 4. A new pair of the same family; the new refresh token is recorded.
  */
 import { callerOf } from '../../shared/auth/identity.js';
@@ -13,7 +14,7 @@ import { issueTokenPair, revokeFamily } from '../../shared/auth/sessions.js';
 import { InvalidToken, verifyToken, type TokenClaims } from '../../shared/auth/tokens.js';
 import { commit } from '../../shared/db/records.js';
 import { spendRefreshToken } from '../../shared/db/sessions.js';
-import { getUser } from '../../shared/db/users.js';
+import { getAuthState } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { logger } from '../../shared/log.js';
@@ -42,14 +43,14 @@ export async function operation(req: ApiRequest<typeof routes.refresh>): Promise
     throw refused();
   }
   if (outcome === 'unknown') throw refused();
-  const user = await getUser(claims.user_id);
+  const auth = await getAuthState(claims.user_id);
   try {
-    callerOf(claims, user);
+    callerOf(claims, auth);
   } catch (err) {
     if (err instanceof InvalidToken) throw refused();
     throw err;
   }
-  const { pair, plan } = await issueTokenPair({ id: user!.record.id, token_version: user!.priv.token_version }, claims.fam);
+  const { pair, plan } = await issueTokenPair({ id: auth!.user_id, token_version: auth!.token_version }, claims.fam);
   await commit(plan);
   return { status: 200, body: pair };
 }

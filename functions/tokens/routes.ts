@@ -1,5 +1,7 @@
 /** The operations on /api/tokens/ (API.md §4.19): credentials in, token pairs out. */
 import * as z from 'zod';
+import { REFRESH_KEYS } from '../../shared/db/sessions.js';
+import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
 import { refreshBody, signInBody, verifyBody } from '../../shared/domain/users.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 
@@ -14,6 +16,8 @@ export const routes = {
     errors: ['validation-error', 'invalid-credentials', 'account-inactive'],
     rateLimit: { policy: 'sign-in' },
     uses: ['signing-key'],
+    // Reads the account by e-mail; `last_login` changes with the user.
+    keys: [USER_KEYS, AUTH_KEYS, REFRESH_KEYS],
   }),
   refresh: defineRoute({
     name: 'tokens.refresh', method: 'POST', path: '/api/tokens/jwt/refresh/', access: 'credentials',
@@ -24,6 +28,8 @@ export const routes = {
     rateLimit: { policy: 'token' },
     // Verifies the refresh token it is given, then mints the next pair.
     uses: ['public-keys', 'signing-key'],
+    // Token checks and revocations need only the auth state, never the user record.
+    keys: [REFRESH_KEYS, AUTH_KEYS],
   }),
   verify: defineRoute({
     name: 'tokens.verify', method: 'POST', path: '/api/tokens/jwt/verify/', access: 'credentials',
@@ -33,5 +39,6 @@ export const routes = {
     errors: ['validation-error', 'invalid-token'],
     rateLimit: { policy: 'token' },
     uses: ['public-keys'],
+    keys: [REFRESH_KEYS, AUTH_KEYS],
   }),
 } satisfies Record<string, RouteDecl>;

@@ -6,7 +6,7 @@
 import { callerOf } from '../../shared/auth/identity.js';
 import { InvalidToken, verifyToken } from '../../shared/auth/tokens.js';
 import { refreshTokenState } from '../../shared/db/sessions.js';
-import { getUser } from '../../shared/db/users.js';
+import { getAuthState } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
@@ -17,9 +17,9 @@ export async function operation(req: ApiRequest<typeof routes.verify>): Promise<
     const claims = await verifyToken(token);
     const isRefresh = claims.token_type === 'refresh';
     if (isRefresh && typeof claims.fam !== 'string') throw new InvalidToken('refresh token without family');
-    const [user, state] = await Promise.all([getUser(claims.user_id), isRefresh ? refreshTokenState(claims.jti) : null]);
+    const [auth, state] = await Promise.all([getAuthState(claims.user_id), isRefresh ? refreshTokenState(claims.jti) : null]);
     if (isRefresh && (!state || state.spent || state.uid !== claims.user_id)) throw new InvalidToken('refresh token spent or unknown');
-    callerOf(claims, user);
+    callerOf(claims, auth);
   } catch (err) {
     if (err instanceof InvalidToken) throw new HttpError('invalid-token', 'The token is invalid, expired or revoked.');
     throw err;

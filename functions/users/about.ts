@@ -33,7 +33,7 @@ const about: Operation = async (req) => {
     },
   };
 };
-// With a token, the user is read together with the caller's user record.
+// With a token, the user is read together with the caller's auth state.
 about.prefetch = (req) => [userByUsernameKey(username(req))];
 
 export const handler = createHandler(routes.about, about);

@@ -1,10 +1,14 @@
 /**
  * What each function may touch (DESIGN.md §6, least privilege), derived from the facts of its
- * route declaration (shared/http/route.ts) and nothing else: the method, `access`,
- * `response.page`, `rateLimit`, `writes` and `uses`. No route is named here: a route that starts
- * needing more says so in its declaration (e.g. `uses: ['signing-key']`).
+ * route declaration (shared/http/route.ts) and nothing else: the method, `access`, `keys`,
+ * `response.page`, `rateLimit`, `sendsMail`, `writes` and `uses`. No route is named here: a
+ * route that starts needing more says so in its declaration (e.g. `uses: ['signing-key']`).
  */
 import { FUNCTION_ENV } from '../api-config.js';
+import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import { OUTBOX_KEYS } from '../../shared/db/outbox.js';
+import { RATE_KEYS } from '../../shared/db/rate-counters.js';
+import { AUTH_KEYS } from '../../shared/db/users.js';
 import type { Capability, RouteDecl } from '../../shared/http/route.js';
 
 /** Reads of the table (TransactGetItems is authorised per item as GetItem). */
@@ -26,6 +30,20 @@ export function tableActions(route: Pick<RouteDecl, 'method' | 'rateLimit' | 'wr
   if (route.method !== 'GET' || route.writes === true) return [...TABLE_READ, ...TABLE_WRITE];
   return [...TABLE_READ, ...(route.writes === 'put' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
 }
+
+/**
+ * The items a route's function may touch (partition-key patterns, the `dynamodb:LeadingKeys` of
+ * its role): those its declaration lists, plus what every function of its kind needs — the auth
+ * states on public routes (they check a sent token themselves, API.md §2.1), the counters of a
+ * `rateLimit`, the outbox for `sendsMail`.
+ */
+export function routeKeys(route: Pick<RouteDecl, 'access' | 'keys' | 'rateLimit' | 'sendsMail'>): KeyPattern[] {
+  const implied = [...(route.access === 'public' ? [AUTH_KEYS] : []), ...(route.rateLimit ? [RATE_KEYS] : []), ...(route.sendsMail ? [OUTBOX_KEYS] : [])];
+  return [...new Set([...route.keys, ...implied])];
+}
+
+/** The authorizer checks tokens: it reads the users' auth states, and nothing else. */
+export const AUTHORIZER_KEYS: readonly KeyPattern[] = [AUTH_KEYS];
 
 /** The secrets of the stack, by their property in CatalogueSecrets (secrets.ts). */
 export type SecretKey = 'jwtPublic' | 'jwtPrivate' | 'cursor' | 'emailToken' | 'social';

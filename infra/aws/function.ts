@@ -14,6 +14,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { KeyPattern } from '../../shared/db/key-patterns.js';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
 import { ALIASES, BUNDLE_TARGET, MAIN_FIELDS, REQUIRE_BANNER } from './bundling.js';
@@ -102,10 +103,24 @@ export class CatalogueFunction extends Construct {
   }
 }
 
-/** Table access: the given actions on the table (and on each of its indexes, when it has any). */
-export function tableStatement(table: ITable, actions: readonly string[]): PolicyStatement {
+/**
+ * Table access: the given actions on the table (and on each of its indexes, when it has any),
+ * only on items whose partition key matches one of `keys` (key-patterns.ts). Every key a request
+ * names must match (`ForAllValues`, which alone would also allow a request naming no key: the
+ * `Null` condition refuses those). DynamoDB checks the key of each item of a BatchGetItem and of
+ * a transaction, as of a single-item call.
+ */
+export function tableStatement(table: ITable, actions: readonly string[], keys: readonly KeyPattern[]): PolicyStatement {
+  if (keys.length === 0) throw new Error('table access needs at least one key pattern');
   const indexes = actions.includes('dynamodb:Query') ? TABLE.globalSecondaryIndexes.map((g) => `${table.tableArn}/index/${g.name}`) : [];
-  return new PolicyStatement({ actions: [...actions], resources: [table.tableArn, ...indexes] });
+  return new PolicyStatement({
+    actions: [...actions],
+    resources: [table.tableArn, ...indexes],
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] },
+      Null: { 'dynamodb:LeadingKeys': 'false' },
+    },
+  });
 }
 
 /** Reading one secret's value. */

@@ -1,6 +1,7 @@
 /**
  * Scheduled jobs (DESIGN.md §5): one function and one EventBridge rule per declaration of
- * functions/jobs/registry.ts. Jobs refresh derived data, so they may read and write the table.
+ * functions/jobs/registry.ts. Jobs refresh derived data, so they may read and write the items
+ * their declaration names (`keys`).
  * A job that sends e-mail (the outbox) is created only when the stage has a sender.
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
@@ -38,7 +39,10 @@ export class ScheduledJobs extends Construct {
         timeout: Duration.minutes(5),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: { ...props.environment, [ENV.table]: props.table.tableName, ...(job.sendsMail ? props.mail!.environment() : {}) },
-        statements: [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE]), ...(job.sendsMail ? props.mail!.statements() : [])],
+        statements: [
+          ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE], job.keys)] : []),
+          ...(job.sendsMail ? props.mail!.statements() : []),
+        ],
       });
       new Rule(this, `${job.name}-schedule`, {
         description: `Runs the ${job.name} job`,

@@ -14,7 +14,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
-import { routeGrants, tableActions, type SecretKey } from './access.js';
+import { routeGrants, routeKeys, tableActions, type SecretKey } from './access.js';
 import { originAccess } from './edge.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
@@ -112,7 +112,8 @@ export class RouteGroupStack extends NestedStack {
 function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
   const origin = originAccess(shared.originSecret);
   const environment: Record<string, string> = { ...shared.environment, ...origin.environment, [ENV.table]: shared.table.tableName };
-  const statements = [tableStatement(shared.table, tableActions(route)), ...origin.statements];
+  const keys = routeKeys(route);
+  const statements = [...(keys.length > 0 ? [tableStatement(shared.table, tableActions(route), keys)] : []), ...origin.statements];
   for (const grant of routeGrants(route)) {
     if ('setting' in grant) {
       environment[grant.env] = shared[grant.setting] ?? '';

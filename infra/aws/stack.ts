@@ -32,6 +32,7 @@ import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/regis
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import { AUTHORIZER, routeThrottle, THROTTLE } from '../api-config.js';
+import { AUTHORIZER_KEYS } from './access.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';
 import { ApiEdge, EdgeStack, edgeStackName, originAccess } from './edge.js';
 import { MailIdentity } from './email.js';
@@ -157,7 +158,7 @@ export class CatalogueStack extends Stack {
     const origin = originAccess(this.edge?.originSecret);
     const invokedByApi = new ServicePrincipal('apigateway.amazonaws.com');
 
-    // The Lambda authorizer: verifies the token and the user (one GetItem), never denies
+    // The Lambda authorizer: verifies the token and the user's auth state (one GetItem), never denies
     // (functions/authorizer/handler.ts); settings from infra/api-config.ts.
     this.authorizerFunction = new CatalogueFunction(this, 'AuthorizerFunction', {
       entry: AUTHORIZER_ENTRY,
@@ -170,7 +171,7 @@ export class CatalogueStack extends Stack {
         [ENV.jwtPublic]: this.secrets.jwtPublic.secretArn,
         ...origin.environment,
       },
-      statements: [tableStatement(this.table.table, ['dynamodb:GetItem']), secretReadStatement(this.secrets.jwtPublic), ...origin.statements],
+      statements: [tableStatement(this.table.table, ['dynamodb:GetItem'], AUTHORIZER_KEYS), secretReadStatement(this.secrets.jwtPublic), ...origin.statements],
     });
     this.authorizer = new HttpAuthorizer(this, 'Authorizer', {
       httpApi: this.api,

@@ -3,6 +3,7 @@
  * with the events API Gateway builds and a Lambda context (as far as handlers and Powertools
  * read it). The local gateway and the benchmark both build their events here.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import type { ApiEvent } from '../../shared/http/handler.js';
@@ -12,11 +13,21 @@ export type LambdaHandler<E = unknown, R = unknown> = (event: E, context: Contex
 
 const modules = new Map<string, Promise<unknown>>();
 
+/**
+ * The function whose handler is running (the `functionName` of its context: a route name,
+ * `authorizer`, `job.<name>`, …), for code that observes what functions do in this process
+ * (test/support/key-trace.ts attributes DynamoDB calls with it).
+ */
+export const runningFunction = new AsyncLocalStorage<string>();
+
 /** The `handler` export of a function module (path relative to the repository root), loaded once. */
 export function loadHandler<E = unknown, R = unknown>(entry: string): Promise<LambdaHandler<E, R>> {
   let loaded = modules.get(entry);
   if (!loaded) {
-    loaded = import(new URL(`../../${entry}`, import.meta.url).href).then((m: { handler: LambdaHandler<E, R> }) => m.handler);
+    loaded = import(new URL(`../../${entry}`, import.meta.url).href).then(
+      (m: { handler: LambdaHandler<E, R> }): LambdaHandler<E, R> =>
+        (event, context) => runningFunction.run(context.functionName, () => m.handler(event, context)),
+    );
     modules.set(entry, loaded);
   }
   return loaded as Promise<LambdaHandler<E, R>>;

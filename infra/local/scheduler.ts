@@ -72,7 +72,7 @@ export function startScheduler(opts: SchedulerOptions = {}): Scheduler {
     if (current) return current;
     const started = (async () => {
       const handler = await loadHandler<ScheduledEvent, unknown>(job.entry);
-      return handler(scheduledEvent(job), lambdaContext(`job-${job.name}`));
+      return handler(scheduledEvent(job), lambdaContext(`job.${job.name}`));
     })().finally(() => running.delete(job.name));
     running.set(job.name, started);
     return started;

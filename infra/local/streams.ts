@@ -211,7 +211,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
     for (let attempt = 0; pending.length > 0; attempt++) {
       let failedFrom: number;
       try {
-        const out = await handler({ Records: pending }, lambdaContext(`stream-${consumer.name}`));
+        const out = await handler({ Records: pending }, lambdaContext(`stream.${consumer.name}`));
         const failed = new Set((out?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         if (failed.size === 0) return;
         failedFrom = pending.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));

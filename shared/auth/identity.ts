@@ -2,10 +2,11 @@
  * From an `Authorization` header to the caller (API.md §2.1): scheme `Bearer` or `JWT`
  * (case-insensitive), one or more spaces, exactly one token; a valid access token whose user
  * exists, is active, and whose token version is the user's current one. The token check needs
- * no database; the user check needs the user's record, which callers may read together with
- * other items (see shared/http/handler.ts).
+ * no database; the user check needs the user's auth state (shared/db/users.ts: no secrets, so
+ * every function that checks tokens may read it), which callers may read together with other
+ * items (see shared/http/handler.ts).
  */
-import { getUser, type StoredUser } from '../db/users.js';
+import { getAuthState, type AuthState } from '../db/users.js';
 import type { Caller } from './roles.js';
 import { InvalidToken, verifyToken, type TokenClaims } from './tokens.js';
 
@@ -18,16 +19,16 @@ export async function accessClaims(header: string): Promise<TokenClaims> {
   return verifyToken(m[1]!, 'access');
 }
 
-/** The caller of verified claims, given the user record they name. */
-export function callerOf(claims: TokenClaims, user: StoredUser | null): Caller {
-  if (!user) throw new InvalidToken('user not found');
-  if (!user.record.is_active) throw new InvalidToken('user inactive');
-  if (user.priv.token_version !== claims.tv) throw new InvalidToken('token revoked');
-  if (claims.fam !== undefined && user.priv.revoked_families?.[claims.fam] !== undefined) throw new InvalidToken('token family revoked');
-  return { user_id: user.record.id, username: user.record.username, role: user.record.role };
+/** The caller of verified claims, given the auth state of the user they name. */
+export function callerOf(claims: TokenClaims, auth: AuthState | null): Caller {
+  if (!auth) throw new InvalidToken('user not found');
+  if (!auth.is_active) throw new InvalidToken('user inactive');
+  if (auth.token_version !== claims.tv) throw new InvalidToken('token revoked');
+  if (claims.fam !== undefined && auth.revoked_families[claims.fam] !== undefined) throw new InvalidToken('token family revoked');
+  return { user_id: auth.user_id, username: auth.username, role: auth.role };
 }
 
 export async function callerFromAuthorization(header: string): Promise<Caller> {
   const claims = await accessClaims(header);
-  return callerOf(claims, await getUser(claims.user_id));
+  return callerOf(claims, await getAuthState(claims.user_id));
 }

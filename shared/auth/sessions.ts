@@ -4,8 +4,8 @@
  * transaction. Rotation and reuse detection are in functions/tokens/refresh.ts.
  */
 import { refreshTokenPlan } from '../db/sessions.js';
-import { commit, StaleRecord } from '../db/records.js';
-import { getUser, replaceUserPlan, type StoredUser } from '../db/users.js';
+import { commit } from '../db/records.js';
+import { replaceUserPlan, revokeTokenFamily, type StoredUser } from '../db/users.js';
 import { newId } from '../ids.js';
 import { LIFETIME_SECONDS, signToken } from './tokens.js';
 
@@ -29,18 +29,10 @@ export async function startSession(user: StoredUser): Promise<TokenPair> {
   return pair;
 }
 
-/** Revokes a refresh-token family: its refresh and access tokens are refused from now on. */
+/**
+ * Revokes a refresh-token family: its refresh and access tokens are refused from now on. It is
+ * remembered as long as its longest-lived token (a refresh token) could be presented.
+ */
 export async function revokeFamily(userId: string, fam: string): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const user = await getUser(userId);
-    if (!user) return;
-    const until = Math.floor(Date.now() / 1000) + LIFETIME_SECONDS.refresh;
-    try {
-      await commit(replaceUserPlan(user, user.record, { ...user.priv, revoked_families: { ...user.priv.revoked_families, [fam]: until } }));
-      return;
-    } catch (err) {
-      if (!(err instanceof StaleRecord)) throw err;
-    }
-  }
-  throw new Error('could not revoke the token family: the user keeps changing');
+  await revokeTokenFamily(userId, fam, Math.floor(Date.now() / 1000) + LIFETIME_SECONDS.refresh);
 }

@@ -1,6 +1,6 @@
 /**
  * Reading several items that a request needs anyway in one BatchGetItem (strongly consistent),
- * e.g. the caller's user record together with a record or a counter. Keys are opaque to callers:
+ * e.g. the caller's auth state together with a record or a counter. Keys are opaque to callers:
  * they come from the entity modules of this folder.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';

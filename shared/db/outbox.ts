@@ -31,7 +31,10 @@ import { parseOutboxContent, type OutboxContent } from '../email/templates.js';
 import type { Item } from './batch.js';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
+import type { KeyPattern } from './key-patterns.js';
+import { RATE_KEYS } from './rate-counters.js';
 import { commit, del, itemPlan, put, type WritePlan } from './records.js';
+import { AUTH_KEYS, USER_KEYS } from './users.js';
 
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'dropped' | 'retry' | 'dead';
 
@@ -77,6 +80,16 @@ export const MAX_BACKOFF_MINUTES = 480;
 const DUE_PK = 'OUTBOX#DUE';
 const messageKey = (id: string) => ({ pk: `OUTBOX#${id}`, sk: 'M' });
 const dueKey = (at: string, id: string) => ({ pk: DUE_PK, sk: `${at}#${id}` });
+
+/** Every item of the outbox: messages and due entries (`OUTBOX#DUE`). */
+export const OUTBOX_KEYS: KeyPattern = messageKey('*').pk;
+
+/**
+ * What delivering messages touches (the mailer and the outbox job): the outbox, the recipients'
+ * counters (the cap of shared/email/deliver.ts), and the accounts an account request is decided
+ * on (shared/email/requests.ts: a new token's nonce, a pending e-mail change, and their auth state).
+ */
+export const DELIVERY_KEYS: readonly KeyPattern[] = [OUTBOX_KEYS, RATE_KEYS, USER_KEYS, AUTH_KEYS];
 
 /** True for the key of an outbox message item (as the stream consumer sees it). */
 export const isOutboxMessageKey = (key: { pk?: unknown; sk?: unknown }): boolean =>

@@ -4,9 +4,12 @@
  * The user's username is copied into the profile (`user`, the `username` ordering and the
  * search text), so a username change rewrites the profile in the same transaction.
  */
+import type { KeyPattern } from './key-patterns.js';
 import {
+  claimKeys,
   createPlan,
   deletePlan,
+  entityKeys,
   getByUnique,
   getRecord,
   replacePlan,
@@ -35,9 +38,14 @@ export const profiles: EntityDef<ProfileRecord> = {
     created_at: { value: (p) => p.created_at, type: 'plain' },
     username: { value: (p) => p.user.username, type: 'text' },
   },
-  unique: [{ field: 'user_id', key: (p) => p.user.id, message: 'This user already has a profile.', carry: true }],
+  unique: [{ field: 'user_id', key: (p) => p.user.id, message: 'This user already has a profile.', carry: 'record' }],
   searchFields: (p) => [p.user.username, p.first_name, p.last_name],
 };
+
+/** Every item of every profile. */
+export const PROFILE_KEYS: KeyPattern = entityKeys(profiles);
+/** The profiles by user (claims carrying the record): what a public view of a user reads. */
+export const PROFILE_BY_USER_KEYS: KeyPattern = claimKeys(profiles, 'user_id');
 
 export const getProfile = (id: string): Promise<Stored<ProfileRecord> | null> => getRecord(profiles, id);
 export const getProfileOfUser = (userId: string): Promise<Stored<ProfileRecord> | null> => getByUnique(profiles, 'user_id', userId);

@@ -14,15 +14,21 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
+import type { KeyPattern } from './key-patterns.js';
 
 /** Seconds a counter outlives its window before DynamoDB TTL may remove it (clock skew between containers). */
 export const TTL_MARGIN = 60;
 
 const hash = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url');
 
+const PREFIX = 'RATE#';
+
+/** Every rate-limit counter. */
+export const RATE_KEYS: KeyPattern = `${PREFIX}*`;
+
 /** Where the count of `key` for one limit (policy + dimension) in the window starting at `windowStart` lives. */
 export function rateCounterKey(policy: string, dimension: string, key: string, windowStart: number): ItemKey {
-  return { pk: `RATE#${policy}#${dimension}#${hash(key)}`, sk: String(windowStart) };
+  return { pk: `${PREFIX}${policy}#${dimension}#${hash(key)}`, sk: String(windowStart) };
 }
 
 /**

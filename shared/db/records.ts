@@ -3,8 +3,9 @@
  *
  * Items of an entity of kind K (e.g. GENRE), record id I:
  *   record      pk = K#I                 sk = R      { rec: <read shape>, rev, sw }
- *   uniqueness  pk = K#U#<field>#<key>   sk = U      { id [, rec, rev, priv] } (one per unique field;
- *                                                    a "carrying" claim holds a copy of the record)
+ *   uniqueness  pk = K#U#<field>#<key>   sk = U      { id [, rec, rev [, priv]] } (one per unique field;
+ *                                                    a "carrying" claim holds a copy of the record,
+ *                                                    with its private attributes only where declared)
  *   ordering    pk = K#O#<key>#A|D       sk = <sort key, see sort-keys.ts>  { rec, sw, ...filter attrs }
  *   counter     pk = K#N                 sk = N      { n }             (number of records)
  *
@@ -22,6 +23,7 @@ import { conflict } from '../http/problem.js';
 import { searchText, termNeedle } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
+import type { KeyPattern } from './key-patterns.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
 import { sortKey, type OrderType, type OrderValue } from './sort-keys.js';
@@ -44,10 +46,13 @@ export interface UniqueField<R> {
   key: (r: R) => string;
   message: string;
   /**
-   * The claim also carries the record (`rec`, `rev`, `priv`), rewritten with every change, so
-   * the record can be read by this field in one GetItem (getByUnique).
+   * The claim also carries the record, rewritten with every change, so the record can be read by
+   * this field in one GetItem (getByUnique): `record` copies `rec` and `rev`; `record+private`
+   * also the private attributes (`priv`), for a read that needs them (e.g. a password check by
+   * e-mail). A claim without `priv` is safe to grant to functions that must not see them
+   * (key-patterns.ts).
    */
-  carry?: boolean;
+  carry?: 'record' | 'record+private';
 }
 
 export interface EntityDef<R extends BaseRecord> {
@@ -64,7 +69,7 @@ export interface EntityDef<R extends BaseRecord> {
 export interface Stored<R> {
   record: R;
   rev: number;
-  /** Attributes kept on the record item only, never in responses or index items. */
+  /** Attributes kept on the record item (and claims carrying `record+private`), never in responses or index items. */
   priv?: Record<string, unknown>;
 }
 
@@ -83,6 +88,17 @@ export const counterKeyOf = <R extends BaseRecord>(def: EntityDef<R>): ItemKey =
 /** Where the claim of a unique value lives (a carried record can be read there, see getByUnique). */
 export const uniqueKeyOf = <R extends BaseRecord>(def: EntityDef<R>, field: string, key: string): ItemKey =>
   uniqueKey(anyDef(def), field, key);
+
+/** Every item of an entity: records, claims, ordering entries and the counter. */
+export const entityKeys = <R extends BaseRecord>(def: EntityDef<R>): KeyPattern => recordKey(anyDef(def), '*').pk;
+/** The claims of one unique field (e.g. usernames), without the records. */
+export const claimKeys = <R extends BaseRecord>(def: EntityDef<R>, field: string): KeyPattern => uniqueKey(anyDef(def), field, '*').pk;
+/** What a list reads: the ordering entries and the counter. */
+export const listKeys = <R extends BaseRecord>(def: EntityDef<R>): KeyPattern[] => [
+  orderingPk(anyDef(def), '*', 'asc'),
+  orderingPk(anyDef(def), '*', 'desc'),
+  counterKey(anyDef(def)).pk,
+];
 
 /** The stored record of a record item, or of a claim that carries it (`null`: no item). */
 export function storedFromItem<R extends BaseRecord>(item: Item | null | undefined): Stored<R> | null {
@@ -174,7 +190,8 @@ export const itemPlan = (item: object, meaning: Meaning = null): WritePlan => pl
 export const joinPlans = (...plans: WritePlan[]): WritePlan => ({ items: plans.flatMap((p) => p.items), meanings: plans.flatMap((p) => p.meanings) });
 
 function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r: R, rev: number, priv?: Record<string, unknown>): Item {
-  return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...(u.carry ? { rec: r, rev, ...(priv ? { priv } : {}) } : {}) };
+  const carried = u.carry ? { rec: r, rev, ...(u.carry === 'record+private' && priv ? { priv } : {}) } : {};
+  return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...carried };
 }
 
 export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): WritePlan {
@@ -246,24 +263,25 @@ export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stor
 }
 
 /**
- * A condition, without a change, that the record is still at the revision read: for a write that
- * depends on a record it does not change (e.g. a profile created for a user, which copies the
- * user's username). Fails as StaleRecord when the record changed or vanished.
+ * A condition, without a change, that the item at `key` is still at revision `rev`: for a write
+ * that depends on a record it does not change (e.g. a profile created for a user, which copies
+ * the user's username; checked on the user's auth state, which carries its revision). Fails as
+ * StaleRecord of `kind` when the item changed or vanished.
  */
-export function unchangedPlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): WritePlan {
-  const condition = AT_REV(stored.rev);
+export function unchangedPlan(key: ItemKey, rev: number, kind: string): WritePlan {
+  const condition = AT_REV(rev);
   return plan([
     [
       {
         ConditionCheck: {
           TableName: tableName(),
-          Key: recordKey(anyDef(def), stored.record.id),
+          Key: key,
           ConditionExpression: condition.expression,
           ExpressionAttributeNames: condition.names,
           ExpressionAttributeValues: condition.values,
         },
       },
-      { what: 'record', kind: def.kind },
+      { what: 'record', kind },
     ],
   ]);
 }

@@ -13,9 +13,13 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
+import type { KeyPattern } from './key-patterns.js';
 import { itemPlan, put, type WritePlan } from './records.js';
 
 const key = (jti: string) => ({ pk: `REFRESH#${jti}`, sk: 'R' });
+
+/** Every refresh-token record. */
+export const REFRESH_KEYS: KeyPattern = key('*').pk;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** True when a TTL time (epoch seconds) has passed. */

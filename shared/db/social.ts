@@ -16,6 +16,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
+import type { KeyPattern } from './key-patterns.js';
 import { del, itemPlan, put, type WritePlan } from './records.js';
 
 export interface SocialState {
@@ -40,6 +41,11 @@ const identity = (l: Pick<SocialLink, 'provider' | 'iss' | 'sub'>) => `${l.provi
 const linkKey = (l: Pick<SocialLink, 'provider' | 'iss' | 'sub'>) => ({ pk: `SOCIAL#LINK#${identity(l)}`, sk: 'L' });
 const userLinksPk = (userId: string) => `SOCIAL#USER#${userId}`;
 const userLinkKey = (l: SocialLink) => ({ pk: userLinksPk(l.user_id), sk: `LINK#${identity(l)}` });
+
+/** Every social sign-in state. */
+export const SOCIAL_STATE_KEYS: KeyPattern = stateKey('*').pk;
+/** Every social identity link and its twin under the user. */
+export const SOCIAL_LINK_KEYS: KeyPattern[] = [linkKey({ provider: '*', iss: '*', sub: '*' }).pk, userLinksPk('*')];
 
 /** States are random base64url strings; anything else names no state (and could not be a key). */
 const STATE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

@@ -1,13 +1,26 @@
 /**
  * User accounts (API.md §3.12), stored as records of kind USER (records.ts): unique username
  * and e-mail (case-insensitive; both claims carry the record, so an account is read by e-mail
- * (sign-in) or by username (public views) in one GetItem), orderings for the administrator's
- * list, `role`, `is_active` and `email` on the ordering items for filters and the e-mail search.
+ * (sign-in) or by username (public views) in one GetItem — only the e-mail claim with the
+ * private attributes, which sign-in needs), orderings for the administrator's list, `role`,
+ * `is_active` and `email` on the ordering items for filters and the e-mail search.
  *
  * Private attributes (never in responses, see UserPrivate): the password hash, the token
- * version every token carries (raising it revokes all of a user's tokens), revoked refresh-token
- * families, the nonce of the current e-mailed token of each purpose, a pending e-mail change, and
- * whether the account was ever activated.
+ * version every token carries (raising it revokes all of a user's tokens), the nonce of the
+ * current e-mailed token of each purpose, a pending e-mail change, and whether the account was
+ * ever activated.
+ *
+ * The auth state: what a token check needs, and nothing secret, in an item of its own, so that
+ * the functions that check tokens (the authorizer, public routes, refresh, verify) may read it
+ * without being able to read user records (docs/decisions.md):
+ *
+ *   auth      pk = AUTH#<id>   sk = A   { user_id, username, role, is_active, token_version, rev,
+ *                                         revoked_families }
+ *
+ * The user plans below write it in the transaction of every change of the user (`rev` is the
+ * user's revision), so it never disagrees with the record. `revoked_families` (refresh-token
+ * families revoked by reuse detection → until when to remember them) lives only here: the
+ * plans leave it as it is, and revoking a family updates only this item.
  *
  * Pending registrations (accounts never activated, removed by the cleanup job after 30 days,
  * API.md §5.5) have an entry in one partition, sorted by registration time:
@@ -19,27 +32,31 @@
  * administrator's `is_active: true`, social sign-in linking it) or deletes it. So the accounts
  * registered before a given time are one Query away, without a Scan.
  */
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Purpose } from '../auth/email-tokens.js';
 import type { Role } from '../auth/roles.js';
 import { uniquenessKey } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
+import { isConditionalCheckFailed } from './errors.js';
+import type { KeyPattern } from './key-patterns.js';
 import {
+  claimKeys,
   commit,
   createPlan,
   del,
   deletePlan,
+  entityKeys,
   getByUnique,
   getRecord,
   itemPlan,
   joinPlans,
+  listKeys,
   put,
-  recordKeyOf,
   replacePlan,
   storedFromItem,
-  uniqueKeyOf,
   unchangedPlan,
+  uniqueKeyOf,
   type BaseRecord,
   type EntityDef,
   type Stored,
@@ -61,8 +78,6 @@ export interface UserPrivate {
   password_hash: string | null;
   /** When the account was first activated; `null`: never (registration pending). */
   activated_at: string | null;
-  /** Refresh-token families revoked by reuse detection → until when (epoch seconds) to remember them. */
-  revoked_families?: Record<string, number>;
   /** The nonce of the one current e-mailed token of each purpose. */
   nonces?: Partial<Record<Purpose, string>>;
   /** The address of an e-mail change waiting for its confirmation. */
@@ -83,8 +98,10 @@ export const users: EntityDef<UserRecord> = {
     last_login: { value: (u) => u.last_login, type: 'plain' },
   },
   unique: [
-    { field: 'username', key: (u) => usernameKey(u.username), message: 'A user with that username already exists.', carry: true },
-    { field: 'email', key: (u) => emailKey(u.email), message: 'A user with that email already exists.', carry: true },
+    // Public views read users by username: that claim carries the record without its private attributes.
+    { field: 'username', key: (u) => usernameKey(u.username), message: 'A user with that username already exists.', carry: 'record' },
+    // Sign-in and the e-mail flows need the password hash and the nonces: one read by e-mail.
+    { field: 'email', key: (u) => emailKey(u.email), message: 'A user with that email already exists.', carry: 'record+private' },
   ],
   searchFields: (u) => [u.username],
   filterAttributes: (u) => ({ role: u.role, is_active: u.is_active, email: u.email }),
@@ -95,8 +112,12 @@ export const emailKey = (email: string) => email.trim().toLowerCase();
 
 export type StoredUser = Stored<UserRecord> & { priv: UserPrivate };
 
-/** Where a user lives (for batched reads, see batch.ts). */
-export const userKey = (id: string): ItemKey => recordKeyOf(users, id);
+/** Every item of every account: records, claims, ordering entries, the counter, pending entries (not the auth state). */
+export const USER_KEYS: KeyPattern = entityKeys(users);
+/** The username claims (records without their private attributes): what public views of users read. */
+export const USERNAME_CLAIM_KEYS: KeyPattern = claimKeys(users, 'username');
+/** What the administrator's user list reads. */
+export const USER_LIST_KEYS: KeyPattern[] = listKeys(users);
 
 function withPrivate(stored: Stored<UserRecord> | null): StoredUser | null {
   if (!stored) return null;
@@ -112,13 +133,14 @@ function withPrivate(stored: Stored<UserRecord> | null): StoredUser | null {
   };
 }
 
-/** Where the claim of a username lives: it carries the user (public views read it, batched with a caller's user). */
+/** Where the claim of a username lives: it carries the user (public views read it, batched with a caller's auth state). */
 export const userByUsernameKey = (username: string): ItemKey => uniqueKeyOf(users, 'username', usernameKey(username));
 
-/** The user of a user item (`null`: no item). */
-export function userFromItem(item: Item | null | undefined): StoredUser | null {
-  return withPrivate(storedFromItem<UserRecord>(item));
-}
+/** A user as its username claim carries it: without private attributes (a claim written before they were left out may still hold them). */
+const withoutPrivate = (stored: Stored<UserRecord> | null): Stored<UserRecord> | null => stored && { record: stored.record, rev: stored.rev };
+
+/** The user of a username claim item (`null`: no item). */
+export const userByUsernameFromItem = (item: Item | null | undefined): Stored<UserRecord> | null => withoutPrivate(storedFromItem<UserRecord>(item));
 
 export async function getUser(id: string): Promise<StoredUser | null> {
   return withPrivate(await getRecord(users, id));
@@ -128,9 +150,116 @@ export async function getUserByEmail(email: string): Promise<StoredUser | null> 
   return withPrivate(await getByUnique(users, 'email', emailKey(email)));
 }
 
-export async function getUserByUsername(username: string): Promise<StoredUser | null> {
-  return withPrivate(await getByUnique(users, 'username', usernameKey(username)));
+/** The user with this username, without private attributes (its claim does not carry them). */
+export async function getUserByUsername(username: string): Promise<Stored<UserRecord> | null> {
+  return withoutPrivate(await getByUnique(users, 'username', usernameKey(username)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Auth state
+
+/** What a token check reads: the user's role, state and token version, and revoked refresh-token families. */
+export interface AuthState {
+  user_id: string;
+  username: string;
+  role: Role;
+  is_active: boolean;
+  token_version: number;
+  /** Refresh-token families revoked by reuse detection → until when (epoch seconds) to remember them. */
+  revoked_families: Record<string, number>;
+  /** The user's revision (the record's `rev`). */
+  rev: number;
+}
+
+const authKey = (id: string): ItemKey => ({ pk: `AUTH#${id}`, sk: 'A' });
+
+/** Every auth state: what functions that check tokens may read. */
+export const AUTH_KEYS: KeyPattern = authKey('*').pk;
+
+/** Where a user's auth state lives (for batched reads, see batch.ts). */
+export const authKeyOf = (id: string): ItemKey => authKey(id);
+
+/** The auth state of an auth item (`null`: no item). */
+export function authFromItem(item: Item | null | undefined): AuthState | null {
+  if (!item) return null;
+  return {
+    user_id: String(item.user_id),
+    username: String(item.username),
+    role: item.role as Role,
+    is_active: item.is_active === true,
+    token_version: Number(item.token_version),
+    revoked_families: (item.revoked_families ?? {}) as Record<string, number>,
+    rev: Number(item.rev),
+  };
+}
+
+export async function getAuthState(id: string): Promise<AuthState | null> {
+  return authFromItem((await db().send(new GetCommand({ TableName: tableName(), Key: authKey(id), ConsistentRead: true }))).Item);
+}
+
+/** Writes the auth state of `user` at revision `rev`, keeping its revoked families (created empty). */
+function authPlan(user: UserRecord, priv: UserPrivate, rev: number): WritePlan {
+  return itemPlan({
+    Update: {
+      TableName: tableName(),
+      Key: authKey(user.id),
+      UpdateExpression: 'SET #uid = :uid, #name = :name, #role = :role, #active = :active, #tv = :tv, #rev = :rev, #rf = if_not_exists(#rf, :none)',
+      ExpressionAttributeNames: {
+        '#uid': 'user_id',
+        '#name': 'username',
+        '#role': 'role',
+        '#active': 'is_active',
+        '#tv': 'token_version',
+        '#rev': 'rev',
+        '#rf': 'revoked_families',
+      },
+      ExpressionAttributeValues: {
+        ':uid': user.id,
+        ':name': user.username,
+        ':role': user.role,
+        ':active': user.is_active,
+        ':tv': priv.token_version,
+        ':rev': rev,
+        ':none': {},
+      },
+    },
+  });
+}
+
+/**
+ * Revokes a refresh-token family of the user until `until` (epoch seconds); families whose
+ * time has passed are forgotten in the same write. Nothing happens when the user is gone.
+ */
+export async function revokeTokenFamily(userId: string, fam: string, until: number): Promise<void> {
+  const auth = await getAuthState(userId);
+  if (!auth) return;
+  const now = Math.floor(Date.now() / 1000);
+  const expired = Object.entries(auth.revoked_families)
+    .filter(([f, t]) => t <= now && f !== fam)
+    .map(([f]) => f);
+  const remove = expired.length > 0 ? ` REMOVE ${expired.map((_, i) => `#rf.#e${i}`).join(', ')}` : '';
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: authKey(userId),
+        UpdateExpression: `SET #rf.#fam = :until${remove}`,
+        ConditionExpression: 'attribute_exists(#rf)',
+        ExpressionAttributeNames: { '#rf': 'revoked_families', '#fam': fam, ...Object.fromEntries(expired.map((f, i) => [`#e${i}`, f])) },
+        ExpressionAttributeValues: { ':until': until },
+      }),
+    );
+  } catch (err) {
+    // Deleted meanwhile: its tokens are refused anyway.
+    if (!isConditionalCheckFailed(err)) throw err;
+  }
+}
+
+/**
+ * A condition that the user is unchanged since its auth state was read (for writes that copy its
+ * username, e.g. a profile): its revision is the user's. Fails as StaleRecord (USER).
+ */
+export const userUnchangedPlan = (auth: AuthState): WritePlan => unchangedPlan(authKey(auth.user_id), auth.rev, users.kind);
 
 // ---------------------------------------------------------------------------------------------
 // Pending registrations
@@ -185,18 +314,24 @@ export async function removePendingEntry(entry: Pick<PendingEntry, 'sk'>): Promi
 // ---------------------------------------------------------------------------------------------
 // Writes (each keeps the pending entry in step)
 
-/** Creates the user; a pending registration gets its pending entry in the same transaction. */
+/** Creates the user and its auth state; a pending registration gets its pending entry in the same transaction. */
 export function createUserPlan(user: UserRecord, priv: UserPrivate): WritePlan {
-  const create = createPlan(users, user, { ...priv } as Record<string, unknown>);
+  const create = joinPlans(createPlan(users, user, { ...priv } as Record<string, unknown>), authPlan(user, priv, 1));
   return isPendingRegistration(user, priv) ? joinPlans(create, putPending(user)) : create;
 }
 
 /**
- * Replaces the user (at the revision read) and its private attributes. Activating a pending
- * registration removes its pending entry in the same transaction.
+ * Replaces the user (at the revision read), its private attributes and its auth state.
+ * Activating a pending registration removes its pending entry in the same transaction. A user
+ * re-created under a new id (records.ts `replacePlan`) gets a new auth state, and the old one goes.
  */
 export function replaceUserPlan(before: StoredUser, after: UserRecord, priv: UserPrivate = before.priv): WritePlan {
-  const replace = replacePlan(users, before, after, prune({ ...priv }) as unknown as Record<string, unknown>);
+  const rekeyed = after.id !== before.record.id;
+  const replace = joinPlans(
+    replacePlan(users, before, after, { ...priv } as Record<string, unknown>),
+    authPlan(after, priv, rekeyed ? 1 : before.rev + 1),
+    ...(rekeyed ? [itemPlan(del(authKey(before.record.id)))] : []),
+  );
   const was = isPendingRegistration(before.record, before.priv);
   const is = isPendingRegistration(after, priv);
   if (was && !is) return joinPlans(replace, deletePending(before.record));
@@ -204,21 +339,10 @@ export function replaceUserPlan(before: StoredUser, after: UserRecord, priv: Use
   return replace;
 }
 
-/** Deletes the user (at the revision read), with its pending entry if it has one. */
+/** Deletes the user (at the revision read) and its auth state, with its pending entry if it has one. */
 export function deleteUserPlan(stored: StoredUser): WritePlan {
-  const remove = deletePlan(users, stored);
+  const remove = joinPlans(deletePlan(users, stored), itemPlan(del(authKey(stored.record.id))));
   return isPendingRegistration(stored.record, stored.priv) ? joinPlans(remove, deletePending(stored.record)) : remove;
-}
-
-/** A condition that the user is unchanged since it was read (for writes that copy its username). */
-export const userUnchangedPlan = (stored: StoredUser): WritePlan => unchangedPlan(users, stored);
-
-/** Forgets revoked families whose tokens have all expired. */
-function prune(priv: UserPrivate): UserPrivate {
-  if (!priv.revoked_families) return priv;
-  const now = Math.floor(Date.now() / 1000);
-  const kept = Object.fromEntries(Object.entries(priv.revoked_families).filter(([, until]) => until > now));
-  return { ...priv, revoked_families: kept };
 }
 
 export async function createUser(user: UserRecord, priv: UserPrivate): Promise<void> {

@@ -13,12 +13,12 @@ import { checkEmailToken, type Purpose } from '../auth/email-tokens.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { isStaff } from '../auth/roles.js';
 import { outboxPlan } from '../db/outbox.js';
-import { commit, StaleRecord, type WritePlan } from '../db/records.js';
+import { commit, StaleRecord, type Stored, type WritePlan } from '../db/records.js';
 import {
   getUser,
   getUserByUsername,
+  userByUsernameFromItem,
   userByUsernameKey,
-  userFromItem,
   type StoredUser,
   type UserPrivate,
   type UserRecord,
@@ -201,13 +201,13 @@ const adminDelete: Operation = (req) =>
 export const deleteUserOperation: Operation = (req) => (isOwn(req) ? deleteSelf(req) : adminDelete(req));
 
 /**
- * The active user a public view names (`{username}`, case-insensitive), read with the caller's
- * user when a token was sent (the operation's prefetch: `userByUsernameKey`): 404 when there is
- * no such user or it is not active.
+ * The active user a public view names (`{username}`, case-insensitive), read from its username
+ * claim (no private attributes), with the caller's auth state when a token was sent (the
+ * operation's prefetch: `userByUsernameKey`): 404 when there is no such user or it is not active.
  */
-export async function activeUserNamed(req: ApiRequest, username: string): Promise<StoredUser> {
+export async function activeUserNamed(req: ApiRequest, username: string): Promise<Stored<UserRecord>> {
   const fetched = req.prefetched(userByUsernameKey(username));
-  const user = fetched !== undefined ? userFromItem(fetched) : await getUserByUsername(username);
+  const user = fetched !== undefined ? userByUsernameFromItem(fetched) : await getUserByUsername(username);
   if (!user || !user.record.is_active) throw notFound('No user with this username.');
   return user;
 }

@@ -3,7 +3,7 @@
  * only: the operations behind them are in crud.ts.
  */
 import * as z from 'zod';
-import type { BaseRecord } from '../db/records.js';
+import { entityKeys, type BaseRecord } from '../db/records.js';
 import { bodySchemas, type Listing, type Resource } from '../domain/resource.js';
 import { defineRoute } from './route.js';
 import { orderingParam, searchParam } from './schemas.js';
@@ -18,9 +18,10 @@ export function listQuery<R extends BaseRecord>(listing: Listing<R>) {
   });
 }
 
-/** The six declarations of a catalogue resource, grouped under its segment. */
+/** The six declarations of a catalogue resource, grouped under its segment; each touches only the resource's items. */
 export function crudRoutes<R extends BaseRecord>(resource: Resource<R>) {
   const { segment, noun, writer, read } = resource;
+  const keys = [entityKeys(resource.entity)];
   const collection = `/api/${segment}/`;
   const item = `/api/${segment}/{id}/`;
   const fields = Object.keys(read.shape);
@@ -30,30 +31,30 @@ export function crudRoutes<R extends BaseRecord>(resource: Resource<R>) {
     list: defineRoute({
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
       summary: `List ${segment}`, query: listQuery(resource),
-      response: { status: 200, schema: read, page: true, fields },
+      response: { status: 200, schema: read, page: true, fields }, keys,
     }),
     create: defineRoute({
       name: `${segment}.create`, method: 'POST', path: collection, access: writer,
       summary: `Create a ${noun}`, body: body.full,
-      response: { status: 201, schema: read }, errors: writeErrors,
+      response: { status: 201, schema: read }, errors: writeErrors, keys,
     }),
     get: defineRoute({
       name: `${segment}.get`, method: 'GET', path: item, access: 'public',
-      summary: `Retrieve one ${noun}`, response: { status: 200, schema: read, fields }, errors: ['not-found'],
+      summary: `Retrieve one ${noun}`, response: { status: 200, schema: read, fields }, errors: ['not-found'], keys,
     }),
     put: defineRoute({
       name: `${segment}.put`, method: 'PUT', path: item, access: writer,
       summary: `Replace a ${noun}`, body: body.full,
-      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors],
+      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys,
     }),
     patch: defineRoute({
       name: `${segment}.patch`, method: 'PATCH', path: item, access: writer,
       summary: `Partially update a ${noun}`, body: body.partial,
-      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors],
+      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys,
     }),
     delete: defineRoute({
       name: `${segment}.delete`, method: 'DELETE', path: item, access: writer,
-      summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'],
+      summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys,
     }),
   };
 }

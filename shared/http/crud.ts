@@ -61,7 +61,7 @@ export function listOperation<R extends BaseRecord>(resource: Listing<R>): Op {
     ]);
     return pageReply(req, { ...page, items: page.items.map((i) => inShapeOrder(i.value, keys)) }, count);
   };
-  // The exact count is read anyway: with a token, together with the caller's user record.
+  // The exact count is read anyway: with a token, together with the caller's auth state.
   op.prefetch = (req) => (criteria(req).exactCount ? [counter] : []);
   return op;
 }
@@ -77,7 +77,7 @@ async function load<R extends BaseRecord>(resource: Resource<R>, req: ApiRequest
 
 export function getOperation<R extends BaseRecord>(resource: Resource<R>): Op {
   const op: Op = async (req) => ({ status: 200, body: (await load(resource, req, true)).record });
-  // With a token, the record is read together with the caller's user record.
+  // With a token, the record is read together with the caller's auth state.
   op.prefetch = (req) => [recordKeyOf(resource.entity, idOf(req))];
   return op;
 }

@@ -13,7 +13,7 @@
  * stored data (404 for records, 403 for ownership, 412, body validation, 409) in that order.
  *
  * A token sent to a public route (no authorizer there) is checked here: its signature first,
- * its user record after the request has been read, in one BatchGetItem with the items the
+ * its user's auth state after the request has been read, in one BatchGetItem with the items the
  * operation declares it will read anyway (`Operation.prefetch`), so a signed-in read costs no
  * more DynamoDB calls than an anonymous one.
  */
@@ -24,7 +24,7 @@ import { accessClaims, callerFromAuthorization, callerOf } from '../auth/identit
 import { hasRole, isRole, type Caller } from '../auth/roles.js';
 import { InvalidToken, type TokenClaims } from '../auth/tokens.js';
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
-import { userFromItem, userKey } from '../db/users.js';
+import { authFromItem, authKeyOf } from '../db/users.js';
 import { issuesToErrors } from '../domain/fields.js';
 import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
@@ -71,7 +71,7 @@ export interface ApiRequest<R extends RouteDecl = RouteDecl> {
   /** The parsed JSON body before validation (`{}` when empty). */
   rawBody: Record<string, unknown>;
   /**
-   * An item the operation's `prefetch` named, read with the caller's user record: the item, or
+   * An item the operation's `prefetch` named, read with the caller's auth state: the item, or
    * `null` where there is none; `undefined` when it was not read (read it yourself).
    */
   prefetched(key: ItemKey): Item | null | undefined;
@@ -85,7 +85,7 @@ export interface PageParams {
 
 /**
  * What a route does with a checked request. `prefetch` names items it will read in any case;
- * when the user record of a sent token must be read too, they are read in the same call.
+ * when the auth state of a sent token's user must be read too, they are read in the same call.
  */
 export type Operation<R extends RouteDecl = RouteDecl> = ((req: ApiRequest<R>) => Promise<Reply>) & {
   prefetch?: (req: ApiRequest<R>) => ItemKey[];
@@ -146,12 +146,12 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
       if (caller && route.guard && !route.guard({ caller, params: event.pathParameters ?? {} })) {
         throw new HttpError('forbidden', 'You may not act on this record.');
       }
-      /** Reads the user of a pending token (with `keys`) and settles the caller: 401 if it is not valid. */
+      /** Reads the auth state of a pending token's user (with `keys`) and settles the caller: 401 if it is not valid. */
       const settle = async (keys: ItemKey[]): Promise<(Item | null)[]> => {
         if (!pending) return keys.map(() => null);
-        const [user, ...items] = await getItems([userKey(pending.user_id), ...keys]);
+        const [auth, ...items] = await getItems([authKeyOf(pending.user_id), ...keys]);
         try {
-          api.caller = callerOf(pending, userFromItem(user));
+          api.caller = callerOf(pending, authFromItem(auth));
         } catch (err) {
           throw err instanceof InvalidToken ? invalidToken() : err;
         }

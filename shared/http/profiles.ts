@@ -6,7 +6,9 @@
  *
  * A profile copies its user's username, so every profile creation is conditioned on the user
  * being unchanged since it was read (and still there): a concurrent rename or deletion makes it
- * fail, and the operation starts again from the read.
+ * fail, and the operation starts again from the read. The user is read from its auth state
+ * (id, username, revision), so profile functions never read user records and their private
+ * attributes (docs/decisions.md).
  */
 import {
   blankProfile,
@@ -16,12 +18,12 @@ import {
   type ProfileRecord,
 } from '../db/profiles.js';
 import { commit, StaleRecord, type Stored } from '../db/records.js';
-import { getUser, userUnchangedPlan, type StoredUser } from '../db/users.js';
+import { getAuthState, userUnchangedPlan, type AuthState } from '../db/users.js';
 import { ID_PATTERN } from '../domain/fields.js';
 import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRecord, profileValues } from '../domain/profiles.js';
 import { newId } from '../ids.js';
-import { checkBody, loadSelf, now, retrying, validBody } from './accounts.js';
-import type { Operation } from './handler.js';
+import { checkBody, now, retrying, validBody } from './accounts.js';
+import type { ApiRequest, Operation } from './handler.js';
 import { addError, HttpError, validationError } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
@@ -32,13 +34,20 @@ export const profileView = (p: ProfileRecord): ProfileRecord => inShapeOrder(p, 
  * profile was created meanwhile (a concurrent first use), the attempt is stale: it starts again
  * from the read and finds that profile.
  */
-async function createProfile(user: StoredUser, profile: ProfileRecord): Promise<void> {
+async function createProfile(user: AuthState, profile: ProfileRecord): Promise<void> {
   try {
     await commit(createProfilePlan(profile), userUnchangedPlan(user));
   } catch (err) {
     if (err instanceof HttpError && err.type === 'conflict') throw new StaleRecord('PROFILE');
     throw err;
   }
+}
+
+/** The caller's auth state. Its token was checked by this request; an account gone since is a revoked token (401). */
+async function caller(req: ApiRequest): Promise<AuthState> {
+  const auth = await getAuthState(req.caller!.user_id);
+  if (!auth) throw new HttpError('invalid-token', 'The token is invalid, expired or revoked.');
+  return auth;
 }
 
 /**
@@ -50,8 +59,8 @@ export const myProfile: Operation = (req) =>
   retrying(async () => {
     const stored = await getProfileOfUser(req.caller!.user_id);
     if (stored) return { status: 200, body: profileView(stored.record) };
-    const user = await loadSelf(req);
-    const blank = blankProfile(newId(), { id: user.record.id, username: user.record.username }, now());
+    const user = await caller(req);
+    const blank = blankProfile(newId(), { id: user.user_id, username: user.username }, now());
     await createProfile(user, blank);
     return { status: 200, body: profileView(blank) };
   });
@@ -75,9 +84,9 @@ export const updateMyProfile: Operation = (req) =>
       await commit(replaceProfilePlan(stored, after));
       return { status: 200, body: after };
     }
-    const user = await loadSelf(req);
+    const user = await caller(req);
     const at = now();
-    const blank = blankProfile(newId(), { id: user.record.id, username: user.record.username }, at);
+    const blank = blankProfile(newId(), { id: user.user_id, username: user.username }, at);
     checkIfMatch(req.ifMatch, recordEtag(profileView(blank)));
     const input = validBody(profileBodies.partial, req.rawBody) as Record<string, unknown>;
     const created = profileRecord(blank.user, { ...profileValues(blank), ...input }, blank);
@@ -93,14 +102,14 @@ export const createProfileOperation: Operation = (req) =>
   retrying(async () => {
     const { errors, value } = checkBody(profileCreateBody, req.rawBody);
     const userId = req.rawBody.user_id;
-    let user: StoredUser | null = null;
+    let user: AuthState | null = null;
     if (typeof userId === 'string' && ID_PATTERN.test(userId)) {
-      user = await getUser(userId);
+      user = await getAuthState(userId);
       if (!user) addError(errors, 'user_id', 'Unknown user.');
     }
     if (!value || !user) throw validationError(errors);
     const at = now();
-    const profile = profileRecord({ id: user.record.id, username: user.record.username }, value as Record<string, unknown>, { id: newId(), created_at: at, updated_at: at });
+    const profile = profileRecord({ id: user.user_id, username: user.username }, value as Record<string, unknown>, { id: newId(), created_at: at, updated_at: at });
     // A user who has a profile already: 409 with that profile's id (the claim's owner).
     await commit(createProfilePlan(profile), userUnchangedPlan(user));
     return { status: 201, body: profile, headers: { location: `${req.baseUrl}/api/profiles/${profile.id}/` } };

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Caller, Role } from '../auth/roles.js';
+import type { KeyPattern } from '../db/key-patterns.js';
 import type { ProblemType } from './problem.js';
 import type { RateLimitDecl } from './rate-limits.js';
 
@@ -59,6 +60,16 @@ export interface RouteDecl {
   cache?: CachePolicy;
   /** Problem types specific to this operation (for the OpenAPI document). */
   errors?: readonly ProblemType[];
+  /**
+   * The table items the operation touches, as partition-key patterns of the entity modules of
+   * shared/db (e.g. `entityKeys(genreEntity)`, `AUTH_KEYS`); its function may touch no other
+   * (`dynamodb:LeadingKeys`, infra/aws/access.ts). What every function of a kind needs is added
+   * there, not here: the auth states for public routes (token checks), the counters for a
+   * `rateLimit`, the outbox for `sendsMail`. Empty: the operation touches no item.
+   */
+  keys: readonly KeyPattern[];
+  /** The operation queues e-mails (outbox items, in the transaction of the change that causes them). */
+  sendsMail?: true;
   /**
    * What the operation uses besides the table, so its function gets the environment and the
    * permissions for exactly that (infra/aws/access.ts). Public routes verify sent tokens and so

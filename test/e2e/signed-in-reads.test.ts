@@ -1,13 +1,13 @@
 /**
  * Public reads with a token (API.md §2.1): the token must be valid even where none is needed,
  * a bad one is a 401 that takes precedence over 400 and 404 (§1.4), and a signed-in read costs
- * no more DynamoDB calls than an anonymous one (DESIGN.md §9: ≤ 2 per read) because the user
- * record is read together with what the operation reads anyway.
+ * no more DynamoDB calls than an anonymous one (DESIGN.md §9: ≤ 2 per read) because the user's
+ * auth state is read together with what the operation reads anyway.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
-import { getUser, users } from '../../shared/db/users.js';
-import { replaceRecord } from '../../shared/db/records.js';
+import { commit } from '../../shared/db/records.js';
+import { getUser, replaceUserPlan } from '../../shared/db/users.js';
 import { create, expectProblem, kind, minimal, send, uniqueName } from '../support/contract.js';
 import { createTestUser, useServer } from '../support/server.js';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   revoked = await createTestUser('member');
   // Revoke every token of `revoked` (what a password change does): its token version moves on.
   const stored = (await getUser(revoked.id))!;
-  await replaceRecord(users, stored, stored.record, { token_version: 1 });
+  await commit(replaceUserPlan(stored, stored.record, { ...stored.priv, token_version: 1 }));
 });
 
 describe('a valid token on public reads', () => {
@@ -71,7 +71,7 @@ describe('a valid token on public reads', () => {
     expect((await dynamoCalls(() => list(member.auth))).sort()).toEqual(['BatchGetItemCommand', 'QueryCommand']);
     expect(await dynamoCalls(() => detail())).toEqual(['GetItemCommand']);
     expect(await dynamoCalls(() => detail(member.auth))).toEqual(['BatchGetItemCommand']);
-    // A search has no exact count to read: the user record is read alone.
+    // A search has no exact count to read: the auth state is read alone.
     expect((await dynamoCalls(() => send(server, 'GET', '/api/genres/?q=signed', { headers: member.auth }))).sort()).toEqual([
       'BatchGetItemCommand',
       'QueryCommand',

@@ -18,7 +18,7 @@ import { addNagChecks, REASONS } from '../../infra/aws/nag.js';
 import { addStage, CatalogueStack } from '../../infra/aws/stack.js';
 import { BASE_RULES, FULL, synth } from './synth.js';
 
-const job = { name: 'nag-demo', entry: 'functions/genres/list.ts', schedule: 'cron(0 3 * * ? *)' };
+const job = { name: 'nag-demo', entry: 'functions/genres/list.ts', schedule: 'cron(0 3 * * ? *)', keys: ['DEMO#*'] };
 
 function findings(root: IConstruct): string[] {
   const report = new AwsSolutionsChecks().validateScope(root);

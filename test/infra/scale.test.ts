@@ -29,6 +29,7 @@ function syntheticRoutes(): RouteDecl[] {
       access: method === 'GET' ? 'public' : 'contributor',
       summary,
       response: { status: 200, page: method === 'GET' && !path.endsWith('}/') },
+      keys: [`${group.toUpperCase()}#*`],
     };
   });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../functions/jobs/registry.js';
 import { ROUTES } from '../../functions/registry.js';
 import { AUTHORIZER, ROUTE_THROTTLE, ROUTE_THROTTLE_BY_POLICY, routeThrottle, THROTTLE } from '../../infra/api-config.js';
-import { CAPABILITY_GRANTS, capabilitiesOf, TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
+import { CAPABILITY_GRANTS, capabilitiesOf, routeKeys, TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
 import { FAILURE_RETENTION, MAX_RECORD_AGE } from '../../infra/aws/streams.js';
 import { ENV } from '../../infra/aws/function.js';
 import { functionEnvironment } from '../../infra/local/runtime.js';
@@ -216,18 +216,21 @@ describe('routes and the authorizer', () => {
 });
 
 describe('least privilege', () => {
-  it('GET functions only read the table (and count requests, when rate-limited; `writes: put` stores, `writes: true` writes); other routes also write; never a Scan or table administration', () => {
+  it('GET functions only read the table (and count requests, when rate-limited; `writes: put` stores, `writes: true` writes); other routes also write; never a Scan or table administration; routes that touch no item get no table access', () => {
     // The declarations that say so: social sign-in stores its state, my-profile may create the profile.
     expect(ROUTES.filter((r) => r.writes !== undefined).map((r) => [r.name, r.writes])).toEqual([
       ['profiles.my-profile', true],
       ['socials.start', 'put'],
     ]);
+    expect(ROUTES.filter((r) => routeKeys(r).length === 0).map((r) => r.name)).toEqual(['support.schema', 'support.jwks']);
     for (const f of routeFunctions(fns)) {
       const route = routeOf(f);
       const expected =
-        route.method !== 'GET' || route.writes === true
-          ? [...TABLE_READ, ...TABLE_WRITE]
-          : [...TABLE_READ, ...(route.writes === 'put' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
+        routeKeys(route).length === 0
+          ? []
+          : route.method !== 'GET' || route.writes === true
+            ? [...TABLE_READ, ...TABLE_WRITE]
+            : [...TABLE_READ, ...(route.writes === 'put' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
       expect(actionsOf(f.statements, 'dynamodb:'), f.component).toEqual(expected.sort());
       for (const st of f.statements.filter((s) => asList(s.Action).some((a) => a.startsWith('dynamodb:')))) {
         expect(rootValue(dev, f.stack, st.Resource), f.component).toEqual(tableArn(dev));
@@ -437,7 +440,7 @@ describe('scheduled jobs', () => {
   });
 
   it('each declared job gets one function and one schedule rule targeting it', () => {
-    const s = synth({ jobs: [{ name: 'refresh-demo', entry: 'functions/genres/list.ts', schedule: 'rate(1 hour)' }] });
+    const s = synth({ jobs: [{ name: 'refresh-demo', entry: 'functions/genres/list.ts', schedule: 'rate(1 hour)', keys: [] }] });
     try {
       const job = functionsOf(s).find((f) => f.component === 'job.refresh-demo')!;
       expect(job.properties.Runtime).toBe('nodejs22.x');
@@ -618,7 +621,7 @@ describe('context', () => {
     for (const f of fns.filter((x) => x.component !== undefined)) expect(f.env[ENV.rateLimits], f.component).toBeUndefined();
     expect(() => synth({ context: { rateLimits: '{"sign-in.user": {"limit": 3}}' } })).toThrow(/RATE_LIMITS/);
     // A rate-limited GET (social sign-in start) counts its requests (UpdateItem) and stores its state (PutItem), nothing else that writes.
-    const social = { name: 'socials.start', method: 'GET', path: '/api/socials/o/{provider}/', access: 'credentials', summary: 'Start social sign-in', response: { status: 200 }, rateLimit: { policy: 'social' }, writes: 'put' } as const;
+    const social = { name: 'socials.start', method: 'GET', path: '/api/socials/o/{provider}/', access: 'credentials', summary: 'Start social sign-in', response: { status: 200 }, rateLimit: { policy: 'social' }, writes: 'put', keys: [] } as const;
     const s = synth({ context: { rateLimits: { 'social.ip': { limit: 100 } } }, routes: [social], entry: () => 'functions/genres/list.ts' });
     try {
       const f = functionsOf(s).find((x) => x.component === 'socials.start')!;

@@ -66,7 +66,7 @@ beforeAll(() => {
 });
 
 describe('a valid access token', () => {
-  it('identifies its user, with the role read from the user record', async () => {
+  it('identifies its user, with the role read from the user’s auth state', async () => {
     const user = await newUser({ role: 'contributor' });
     const { token, claims } = await signToken('access', { id: user.id, token_version: 0 });
     expect(await callerFromAuthorization(`Bearer ${token}`)).toEqual({ user_id: user.id, username: user.username, role: 'contributor' });

@@ -24,6 +24,7 @@ const signIn = defineRoute({
   body: z.object({ email: z.string(), password: z.string() }).strict(),
   response: { status: 200 },
   rateLimit: { policy: 'sign-in' },
+  keys: [],
 });
 const handler = createHandler(signIn, async (req) => {
   if (req.body().password !== 'right') throw new HttpError('invalid-credentials', 'Wrong e-mail or password.');
@@ -169,6 +170,7 @@ describe('account: 10 per hour per user', () => {
     summary: 'Delete a user',
     response: { status: 204 },
     rateLimit: { policy: 'account', when: ({ caller, params }) => caller?.user_id === params.id },
+    keys: [],
   });
   const del = createHandler(deleteUser, async () => ({ status: 204 }));
   const call = (userId: string, targetId: string, ip: string) =>

@@ -1,11 +1,14 @@
 /**
  * Per test file: the engine addresses and a table of its own, so files never see each other's
- * data. Functions read the same environment variables as on AWS.
+ * data. Functions read the same environment variables as on AWS. Every item a function running
+ * in this process touches is checked against its role's grants (key-trace.ts): a file fails when
+ * a function touched an item its role would not let it touch on AWS.
  */
 import { randomBytes } from 'node:crypto';
-import { beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
 import { SECRET_NAMES } from '../../infra/api-config.js';
+import { keyTrace } from './key-trace.js';
 
 const env = inject('engineEnv');
 Object.assign(process.env, env, {
@@ -25,6 +28,12 @@ Object.assign(process.env, env, {
   RATE_LIMITS: 'off',
 });
 
+const trace = keyTrace();
+
 beforeAll(async () => {
   await ensureTable(env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!);
+});
+
+afterAll(() => {
+  expect(trace.violations(), 'items the functions touched that their roles would refuse on AWS').toEqual([]);
 });

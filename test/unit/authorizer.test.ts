@@ -17,15 +17,19 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const secrets = mockClient(SecretsManagerClient);
 
 const USER_ID = 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa';
-function userItem(over: Partial<{ is_active: boolean; role: string; token_version: number }> = {}) {
-  const now = '2025-01-01T00:00:00.000Z';
+/** The user's auth state (shared/db/users.ts): all the authorizer reads. */
+function authItem(over: Partial<{ is_active: boolean; role: string; token_version: number }> = {}) {
   return {
     Item: {
-      pk: `USER#${USER_ID}`,
-      sk: 'R',
+      pk: `AUTH#${USER_ID}`,
+      sk: 'A',
+      user_id: USER_ID,
+      username: 'kaori',
+      role: over.role ?? 'contributor',
+      is_active: over.is_active ?? true,
+      token_version: over.token_version ?? 0,
+      revoked_families: {},
       rev: 1,
-      rec: { id: USER_ID, username: 'kaori', email: 'kaori@example.org', role: over.role ?? 'contributor', is_active: over.is_active ?? true, is_staff: false, last_login: null, created_at: now, updated_at: now },
-      priv: { token_version: over.token_version ?? 0 },
     },
   };
 }
@@ -65,22 +69,22 @@ describe('authorizer', () => {
   });
 
   it('a valid token of an active user → user, with id, username and role', async () => {
-    ddb.on(GetCommand).resolves(userItem());
+    ddb.on(GetCommand).resolves(authItem());
     expect(await handler(event(`Bearer ${token}`))).toEqual({
       isAuthorized: true,
       context: { status: 'user', user_id: USER_ID, username: 'kaori', role: 'contributor' },
     });
-    // The user is read strongly consistently, so a role change applies to the next request.
-    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ Key: { pk: `USER#${USER_ID}`, sk: 'R' }, ConsistentRead: true });
+    // The auth state is read strongly consistently, so a role change applies to the next request.
+    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ Key: { pk: `AUTH#${USER_ID}`, sk: 'A' }, ConsistentRead: true });
   });
 
   it('finds the header whatever the case of its name', async () => {
-    ddb.on(GetCommand).resolves(userItem());
+    ddb.on(GetCommand).resolves(authItem());
     expect((await handler(event(`JWT ${token}`, 'Authorization'))).context).toMatchObject({ status: 'user' });
   });
 
   it('a user that is gone, inactive, or whose tokens were revoked → invalid', async () => {
-    for (const item of [{}, userItem({ is_active: false }), userItem({ token_version: 1 })]) {
+    for (const item of [{}, authItem({ is_active: false }), authItem({ token_version: 1 })]) {
       ddb.on(GetCommand).resolves(item);
       expect(await handler(event(`Bearer ${token}`))).toEqual({ isAuthorized: true, context: { status: 'invalid' } });
     }

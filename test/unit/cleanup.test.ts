@@ -56,10 +56,19 @@ function transact(input: Row): object {
     if (t.Put) table.set(keyOf(t.Put.Item), structuredClone(t.Put.Item));
     if (t.Delete) table.delete(keyOf(t.Delete.Key));
     if (t.Update) {
-      // The counters: ADD n :d.
-      const row = table.get(keyOf(t.Update.Key)) ?? { ...t.Update.Key, n: 0 };
-      row.n += t.Update.ExpressionAttributeValues[':d'];
-      table.set(keyOf(t.Update.Key), row);
+      const u = t.Update;
+      const row = table.get(keyOf(u.Key)) ?? { ...u.Key };
+      if (':d' in u.ExpressionAttributeValues) {
+        // The counters: ADD n :d.
+        row.n = (row.n ?? 0) + u.ExpressionAttributeValues[':d'];
+      } else {
+        // The auth state: SET #a = :v, …, #b = if_not_exists(#b, :w).
+        for (const m of (u.UpdateExpression as string).matchAll(/(#\w+) = (if_not_exists\(#\w+, )?(:\w+)/g)) {
+          const name = u.ExpressionAttributeNames[m[1]!];
+          if (!(m[2] && name in row)) row[name] = u.ExpressionAttributeValues[m[3]!];
+        }
+      }
+      table.set(keyOf(u.Key), row);
     }
   }
   return {};
@@ -120,6 +129,8 @@ describe('the pending-registration entry follows the account', () => {
   it('registration writes it (created_at#id); an account created active has none', async () => {
     const pending = await register(0);
     expect(pendingEntries()).toEqual([`${pending.record.created_at}#${pending.record.id}`]);
+    // …and the auth state, at the user's revision.
+    expect(table.get(`AUTH#${pending.record.id}|A`)).toMatchObject({ user_id: pending.record.id, is_active: false, token_version: 0, rev: 1, revoked_families: {} });
     const active = newAccount({ email: 'a@example.org', username: 'active1', passwordHash: null, active: true });
     await commit(...active.plans);
     expect(pendingEntries()).toHaveLength(1);

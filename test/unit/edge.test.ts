@@ -36,6 +36,7 @@ const signIn = defineRoute({
   summary: 'Sign in',
   body: z.object({ email: z.string(), password: z.string() }).strict(),
   response: { status: 200 },
+  keys: [],
   rateLimit: { policy: 'token' },
 });
 const signInHandler = createHandler(signIn, async () => ({ status: 200, body: { ok: true } }));

@@ -252,7 +252,7 @@ describe('mailer (stream consumer)', () => {
           record('5', 'INSERT', 'OUTBOX#ok', 'M'),
         ],
       },
-      lambdaContext('stream-mailer'),
+      lambdaContext('stream.mailer'),
     );
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
     expect(message('ok')!.status).toBe('sent');

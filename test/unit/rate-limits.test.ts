@@ -75,6 +75,7 @@ const signIn = defineRoute({
   body: z.object({ email: z.string(), password: z.string() }).strict(),
   response: { status: 200 },
   rateLimit: { policy: 'sign-in' },
+  keys: [],
 });
 const signInOperation: Operation<typeof signIn> = async (req) => {
   const body = req.body();
@@ -92,6 +93,7 @@ const memberPerIp = defineRoute({
   body: z.object({}).strict(),
   response: { status: 204 },
   rateLimit: { policy: 'token' },
+  keys: [],
 });
 
 const upload = defineRoute({
@@ -102,6 +104,7 @@ const upload = defineRoute({
   summary: 'Upload',
   response: { status: 201 },
   rateLimit: { policy: 'upload' },
+  keys: [],
 });
 
 const deleteUser = defineRoute({
@@ -112,6 +115,7 @@ const deleteUser = defineRoute({
   summary: 'Delete a user',
   response: { status: 204 },
   rateLimit: { policy: 'account', when: ({ caller, params }) => caller !== null && caller.user_id === params.id },
+  keys: [],
 });
 
 const noContent = async () => ({ status: 204 });

@@ -1,7 +1,7 @@
 /**
  * Failure paths of the token and social sign-in operations with the AWS clients and the network
  * mocked (API.md §1.4, §2.2, §4.17, §4.19): an unavailable database or identity provider → 503
- * with Retry-After; reuse of a spent refresh token revokes the family on the user record.
+ * with Retry-After; reuse of a spent refresh token revokes the family on the user's auth state.
  */
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -47,19 +47,9 @@ function expectUnavailable(res: Invoked) {
 
 const throttled = () => new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: { httpStatusCode: 400 } });
 
-function userItem(over: { priv?: Record<string, unknown>; is_active?: boolean } = {}) {
-  const rec = {
-    id: USER_ID,
-    username: 'someone',
-    email: 'someone@example.org',
-    role: 'member',
-    is_active: over.is_active ?? true,
-    is_staff: false,
-    last_login: null,
-    created_at: '2025-01-01T00:00:00.000Z',
-    updated_at: '2025-01-01T00:00:00.000Z',
-  };
-  return { pk: `USER#${USER_ID}`, sk: 'R', kind: 'USER', rev: 3, rec, priv: { token_version: 0, password_hash: null, activated_at: rec.created_at, ...over.priv } };
+/** The user's auth state (shared/db/users.ts): what refresh and verify read. */
+function authItem(revoked: Record<string, number> = {}) {
+  return { pk: `AUTH#${USER_ID}`, sk: 'A', user_id: USER_ID, username: 'someone', role: 'member', is_active: true, token_version: 0, revoked_families: revoked, rev: 3 };
 }
 
 let refreshToken: string;
@@ -93,7 +83,7 @@ describe('tokens: an unavailable database → 503', () => {
 
   it('refresh: recording the new token is throttled', async () => {
     ddb.on(UpdateCommand).resolves({});
-    ddb.on(GetCommand).resolves({ Item: userItem() });
+    ddb.on(GetCommand).resolves({ Item: authItem() });
     ddb.on(TransactWriteCommand).rejects(throttled());
     expectUnavailable(await invokeApi(refreshHandler, event('POST', '/api/tokens/jwt/refresh/', '/api/tokens/jwt/refresh/', { refresh: refreshToken })));
   });
@@ -105,25 +95,29 @@ describe('tokens: an unavailable database → 503', () => {
 });
 
 describe('tokens: refresh rotation', () => {
-  it('a spent token presented again → 401, and its family is written into the user’s revoked families', async () => {
-    ddb.on(UpdateCommand).rejects(
-      new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: { httpStatusCode: 400 }, Item: { pk: { S: 'x' } } }),
-    );
-    ddb.on(GetCommand).resolves({ Item: userItem() });
-    ddb.on(TransactWriteCommand).resolves({});
+  it('a spent token presented again → 401, and its family is written into the user’s revoked families (expired ones are forgotten)', async () => {
+    const past = Math.floor(Date.now() / 1000) - 60;
+    // Spending the token finds it spent; the revocation's update succeeds.
+    ddb.on(UpdateCommand).callsFake((input: { Key: { pk: string } }) => {
+      if (!input.Key.pk.startsWith('REFRESH#')) return {};
+      throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: { httpStatusCode: 400 }, Item: { pk: { S: 'x' } } });
+    });
+    ddb.on(GetCommand).resolves({ Item: authItem({ stale: past }) });
     const res = await invokeApi(refreshHandler, event('POST', '/api/tokens/jwt/refresh/', '/api/tokens/jwt/refresh/', { refresh: refreshToken }));
     expect(res.status).toBe(401);
     expect(res.body.type).toBe('urn:problem:invalid-token');
-    const writes = ddb.commandCalls(TransactWriteCommand);
-    expect(writes).toHaveLength(1);
-    const record = (writes[0]!.args[0].input.TransactItems as { Put?: { Item: Record<string, any> } }[]).find((i) => i.Put?.Item.sk === 'R')!;
-    expect(Object.keys(record.Put!.Item.priv.revoked_families)).toEqual([FAMILY]);
-    expect(record.Put!.Item.priv.revoked_families[FAMILY]).toBeGreaterThan(Date.now() / 1000 + 29 * 24 * 3600);
+    // Only the auth state is read and written: never the user record (docs/decisions.md).
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toEqual([{ pk: `AUTH#${USER_ID}`, sk: 'A' }]);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    const revocation = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input).find((i) => i.Key!.pk === `AUTH#${USER_ID}`)!;
+    expect(revocation.UpdateExpression).toBe('SET #rf.#fam = :until REMOVE #rf.#e0');
+    expect(revocation.ExpressionAttributeNames).toEqual({ '#rf': 'revoked_families', '#fam': FAMILY, '#e0': 'stale' });
+    expect(revocation.ExpressionAttributeValues![':until']).toBeGreaterThan(Date.now() / 1000 + 29 * 24 * 3600);
   });
 
   it('a token of an already revoked family is spent but refused, and nothing is issued', async () => {
     ddb.on(UpdateCommand).resolves({});
-    ddb.on(GetCommand).resolves({ Item: userItem({ priv: { revoked_families: { [FAMILY]: Math.floor(Date.now() / 1000) + 3600 } } }) });
+    ddb.on(GetCommand).resolves({ Item: authItem({ [FAMILY]: Math.floor(Date.now() / 1000) + 3600 }) });
     const res = await invokeApi(refreshHandler, event('POST', '/api/tokens/jwt/refresh/', '/api/tokens/jwt/refresh/', { refresh: refreshToken }));
     expect(res.status).toBe(401);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);

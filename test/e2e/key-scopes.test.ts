@@ -1,0 +1,164 @@
+/**
+ * The items each function touches, against the key patterns its role is granted
+ * (`dynamodb:LeadingKeys`, infra/aws/access.ts; docs/decisions.md). DynamoDB Local does not
+ * enforce IAM, so test/support/key-trace.ts records every partition key a function names while
+ * it runs here, and every test file fails on one its role would refuse (test/support/setup.ts).
+ * This file drives representative requests of every route group — taxonomy CRUD signed in and
+ * anonymous, the account flows with their e-mails, profiles, tokens, social sign-in — and checks
+ * that the trace saw them, so the check cannot pass by recording nothing; and that the token
+ * checks of public routes, the authorizer, refresh and verify read auth states, never user
+ * records or the claims that carry private attributes.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { addressOf, makeAccount, PASSWORD, signedIn, uniqueUsername, type Account } from '../support/accounts.js';
+import { create, expectJson, kind, minimal, send, uniqueName } from '../support/contract.js';
+import { startFakeProvider, type FakeProvider } from '../support/identity-providers.js';
+import { keyTrace, refusal, type Touch } from '../support/key-trace.js';
+import { emailToken, useServer, waitForEmail } from '../support/server.js';
+
+const server = useServer();
+const trace = keyTrace();
+const REDIRECT = 'https://app.example.org/auth/callback';
+
+let fake: FakeProvider;
+let admin: Account;
+let contributor: Account;
+let member: Account;
+
+beforeAll(async () => {
+  fake = await startFakeProvider('fake-client');
+  const secretId = `social-secrets-${randomBytes(4).toString('hex')}`;
+  writeFileSync(join(inject('dataDir'), 'secrets', `${secretId}.json`), JSON.stringify({ fake: 'fake-secret' }));
+  process.env.SOCIAL_SECRETS_ID = secretId;
+  process.env.SOCIAL_PROVIDERS = JSON.stringify([{ name: 'fake', kind: 'oidc', issuer: fake.issuer, client_id: 'fake-client', redirect_uris: [REDIRECT] }]);
+  [admin, contributor, member] = await Promise.all([makeAccount({ role: 'administrator' }), makeAccount({ role: 'contributor' }), makeAccount()]);
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+/** What the functions touched while `fn` ran. */
+async function touching(fn: () => Promise<unknown>): Promise<Touch[]> {
+  const from = trace.touches.length;
+  await fn();
+  return trace.touches.slice(from);
+}
+
+const keysOf = (touches: Touch[], component: string) => touches.filter((t) => t.component === component).map((t) => t.pk);
+/** A user record, an e-mail claim (it carries the password hash) or a pending entry. */
+const PRIVATE = /^USER#(?!U#username#|O#|N$)/;
+
+describe('every route group', () => {
+  it('taxonomy CRUD: the resource’s items; signed-in public reads add the caller’s auth state', async () => {
+    const k = kind('genres');
+    const seen = await touching(async () => {
+      const genre = await create(server, k, contributor.auth, minimal(k, uniqueName('Scope')));
+      expectJson(await send(server, 'GET', '/api/genres/'), 200);
+      expectJson(await send(server, 'GET', '/api/genres/', { headers: member.auth }), 200);
+      expectJson(await send(server, 'GET', `/api/genres/${genre.id}/`, { headers: member.auth }), 200);
+      expectJson(await send(server, 'PATCH', `/api/genres/${genre.id}/`, { body: { description: 'x' }, headers: contributor.auth }), 200);
+      expect((await send(server, 'DELETE', `/api/genres/${genre.id}/`, { headers: contributor.auth })).status).toBe(204);
+    });
+    for (const name of ['genres.create', 'genres.list', 'genres.get', 'genres.patch', 'genres.delete']) {
+      expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
+      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk === `AUTH#${member.id}`), name).toBe(true);
+    }
+    expect(keysOf(seen, 'genres.get')).toContain(`AUTH#${member.id}`);
+    expect(keysOf(seen, 'authorizer')).toEqual([`AUTH#${contributor.id}`, `AUTH#${contributor.id}`, `AUTH#${contributor.id}`]);
+  });
+
+  it('public views of a user: its username claim and profile, never its record or e-mail claim', async () => {
+    const seen = await touching(async () => {
+      expectJson(await send(server, 'GET', `/api/users/${member.username}/about/`), 200);
+      expectJson(await send(server, 'GET', `/api/users/${member.username}/about/`, { headers: member.auth }), 200);
+      expectJson(await send(server, 'GET', `/api/users/${member.username}/reviews/`, { headers: member.auth }), 200);
+    });
+    expect(keysOf(seen, 'users.about').some((pk) => pk!.startsWith('USER#U#username#'))).toBe(true);
+    expect(keysOf(seen, 'users.about').some((pk) => pk!.startsWith('PROFILE#U#user_id#'))).toBe(true);
+    expect(keysOf(seen, 'users.reviews')).toContain(`AUTH#${member.id}`);
+    expect(seen.filter((t) => PRIVATE.test(t.pk ?? ''))).toEqual([]);
+  });
+
+  it('account flows: registration, activation, sign-in, password change, own account, an administrator’s list and change', async () => {
+    const username = uniqueUsername('scope');
+    const email = addressOf(username);
+    const seen = await touching(async () => {
+      expect((await send(server, 'POST', '/api/users/', { body: { email, username, password: PASSWORD, re_password: PASSWORD } })).status).toBe(201);
+      const activation = emailToken(await waitForEmail(email));
+      expect((await send(server, 'POST', '/api/users/activation/', { body: activation })).status).toBe(204);
+      const auth = await signedIn(server, email, PASSWORD);
+      expectJson(await send(server, 'GET', '/api/users/me/', { headers: auth }), 200);
+      expectJson(await send(server, 'PATCH', '/api/users/me/', { body: { username: `${username}x` }, headers: auth }), 200);
+      const body = { current_password: PASSWORD, new_password: 'Another-Lantern-43', re_new_password: 'Another-Lantern-43' };
+      expect((await send(server, 'POST', '/api/users/set_password/', { body, headers: auth })).status).toBe(204);
+      expect((await send(server, 'POST', '/api/users/reset_password/', { body: { email } })).status).toBe(204);
+      expectJson(await send(server, 'GET', '/api/users/', { headers: admin.auth }), 200);
+      expectJson(await send(server, 'PATCH', `/api/users/${member.id}/`, { body: { role: 'premium' }, headers: admin.auth }), 200);
+      // E1, E3 (activated), E5 (password changed), E4 (reset): the mailer delivered them all.
+      await waitForEmail(email, { count: 4 });
+    });
+    for (const name of ['users.create', 'users.activation', 'tokens.create', 'users.me_get', 'users.me_patch', 'users.set_password', 'users.reset_password', 'users.list', 'users.patch', 'stream.mailer']) {
+      expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
+    }
+    // The administrator's list reads the ordering entries and the count, no record.
+    expect(keysOf(seen, 'users.list').every((pk) => /^USER#(O#|N$)/.test(pk!))).toBe(true);
+  });
+
+  it('profiles: the profile items and the user’s auth state, never its record', async () => {
+    const seen = await touching(async () => {
+      const own = expectJson(await send(server, 'GET', '/api/profiles/my-profile/', { headers: member.auth }), 200);
+      expect((await send(server, 'DELETE', `/api/profiles/${own.id}/`, { headers: admin.auth })).status).toBe(204);
+      expectJson(await send(server, 'PATCH', '/api/profiles/update-profile/', { body: { bio: 'again' }, headers: member.auth }), 200);
+      expectJson(await send(server, 'GET', '/api/profiles/', { headers: admin.auth }), 200);
+    });
+    for (const name of ['profiles.my-profile', 'profiles.delete', 'profiles.update-profile', 'profiles.list']) expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
+    expect(keysOf(seen, 'profiles.update-profile')).toContain(`AUTH#${member.id}`);
+    expect(seen.filter((t) => t.component.startsWith('profiles.') && t.pk!.startsWith('USER#'))).toEqual([]);
+  });
+
+  it('tokens: refresh, reuse detection and verify read and write only refresh records and auth states', async () => {
+    const account = await makeAccount();
+    const seen = await touching(async () => {
+      const pair = expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: account.email, password: PASSWORD } }), 200);
+      const next = expectJson(await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: pair.refresh } }), 200);
+      expect((await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: next.refresh } })).status).toBe(200);
+      // Reuse: the family is revoked on the auth state, and its tokens stop working.
+      expect((await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: pair.refresh } })).status).toBe(401);
+      expect((await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: next.access } })).status).toBe(401);
+    });
+    for (const name of ['tokens.refresh', 'tokens.verify']) {
+      expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
+      expect(keysOf(seen, name).every((pk) => pk!.startsWith('REFRESH#') || pk === `AUTH#${account.id}`), name).toBe(true);
+    }
+    expect(seen.filter((t) => t.component === 'tokens.refresh' && t.action === 'dynamodb:UpdateItem').map((t) => t.pk)).toContain(`AUTH#${account.id}`);
+  });
+
+  it('social sign-in: the state, the link, the account and its token family', async () => {
+    const seen = await touching(async () => {
+      const start = expectJson(await send(server, 'GET', `/api/socials/o/fake/?redirect_uri=${encodeURIComponent(REDIRECT)}`), 200);
+      const url = new URL(start.authorization_url);
+      const now = Math.floor(Date.now() / 1000);
+      const claims = { iss: fake.issuer, aud: 'fake-client', sub: randomUUID(), iat: now, exp: now + 300, nonce: url.searchParams.get('nonce'), email: `social.${randomUUID()}@example.org`, email_verified: true };
+      const idToken = await fake.idToken(claims);
+      fake.answer = () => ({ status: 200, body: { access_token: 'at', token_type: 'Bearer', id_token: idToken } });
+      expectJson(await send(server, 'POST', '/api/socials/o/fake/', { body: { code: 'c', state: url.searchParams.get('state') } }), 201);
+    });
+    expect(keysOf(seen, 'socials.start').every((pk) => pk!.startsWith('SOCIAL#STATE#'))).toBe(true);
+    expect(keysOf(seen, 'socials.start').length).toBe(1);
+    expect(keysOf(seen, 'socials.finish').length).toBeGreaterThan(0);
+  });
+});
+
+describe('the check itself', () => {
+  it('every recorded touch of this file is allowed, and a touch outside a role is refused', () => {
+    expect(trace.touches.length).toBeGreaterThan(0);
+    expect(trace.violations()).toEqual([]);
+    expect(refusal({ component: 'genres.get', action: 'dynamodb:GetItem', pk: `USER#${member.id}` })).toMatch(/no pattern/);
+    expect(refusal({ component: 'users.about', action: 'dynamodb:GetItem', pk: `USER#U#email#${member.email}` })).toMatch(/no pattern/);
+    expect(refusal({ component: 'authorizer', action: 'dynamodb:Query', pk: `AUTH#${member.id}` })).toMatch(/not granted/);
+    expect(refusal({ component: 'tokens.refresh', action: 'dynamodb:Scan', pk: null })).toMatch(/not granted/);
+  });
+});
