@@ -148,9 +148,9 @@ describe('with the edge (ORIGIN_SECRET_ID set)', () => {
     secrets.on(GetSecretValueCommand, { SecretId: 'jwt-private' }).resolves({ SecretString: JSON.stringify(privateSet) });
     const userId = 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa';
     const { token } = await signToken('access', { id: userId, token_version: 0 });
-    const now = '2025-01-01T00:00:00.000Z';
+    // The authorizer reads the user's auth state (decision 67).
     ddb.on(GetCommand).resolves({
-      Item: { pk: `USER#${userId}`, sk: 'R', rev: 1, priv: { token_version: 0 }, rec: { id: userId, username: 'kaori', email: 'kaori@example.org', role: 'member', is_active: true, is_staff: false, last_login: null, created_at: now, updated_at: now } },
+      Item: { pk: `AUTH#${userId}`, sk: 'A', user_id: userId, username: 'kaori', role: 'member', is_active: true, token_version: 0, rev: 1, revoked_families: {} },
     });
     const request = (headers: Record<string, string>) => {
       const e = loadEvent<Parameters<typeof authorizer>[0]>('authorizer/request.json');
