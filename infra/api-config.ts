@@ -2,7 +2,6 @@
  * Settings of the API Gateway HTTP API that both the CDK app and the local server apply, so the
  * local emulation behaves like the deployed gateway; and the gateway's and the edge's limits.
  */
-import { ORIGIN_SECRET_ENV } from '../shared/http/edge.js';
 import type { RouteDecl } from '../shared/http/route.js';
 import { needsCaller, POLICIES, type PolicyName } from '../shared/http/rate-limits.js';
 
@@ -107,5 +106,5 @@ export const FUNCTION_ENV = {
    * With the edge only (never locally): the origin secret, which switches on the edge check and
    * the viewer address of every function that serves the API (shared/http/edge.ts).
    */
-  originSecret: ORIGIN_SECRET_ENV,
+  originSecret: 'ORIGIN_SECRET_ID',
 } as const;
