@@ -12,10 +12,11 @@ import { genreEntity } from '../../shared/db/taxonomy.js';
 import { issuesToErrors } from '../../shared/domain/fields.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { listQuery } from '../../shared/http/crud-routes.js';
-import { addError, fieldErrors, HttpError, problemBody, validationError } from '../../shared/http/problem.js';
+import { addError, fieldErrors, problemBody, validationError } from '../../shared/http/problem.js';
 import { parseSetting } from '../../shared/http/rate-limits.js';
 import { projectFields } from '../../shared/http/represent.js';
 import { lowerCaseHeaders, parseQuery } from '../../shared/http/request.js';
+import { thrown } from '../support/errors.js';
 
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 
@@ -23,15 +24,6 @@ const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf
 const wireErrors = (errors: Record<string, string[]>) =>
   JSON.parse(JSON.stringify(problemBody(validationError(errors), '/x/', 'r'))).errors as Record<string, string[]>;
 
-function thrown(fn: () => unknown): HttpError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof HttpError) return err;
-    throw err;
-  }
-  throw new Error('expected an HttpError');
-}
 
 describe('fieldErrors and addError', () => {
   it.each(KEYS)('%s is an own key, serialised in the problem body', (key) => {

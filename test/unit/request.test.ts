@@ -3,18 +3,8 @@
  * types and bodies (§1.2), entity tags (§1.7).
  */
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../shared/http/problem.js';
 import { bodyBytes, isJsonContentType, lowerCaseHeaders, parseEntityTags, parseJsonObject, parseQuery } from '../../shared/http/request.js';
-
-function thrown(fn: () => unknown): HttpError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof HttpError) return err;
-    throw err;
-  }
-  throw new Error('expected an HttpError');
-}
+import { thrown } from '../support/errors.js';
 
 const ALLOWED = new Set(['q', 'ordering', 'limit', 'cursor', 'type', 'fields']);
 
