@@ -19,7 +19,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runOutbox } from '../../functions/jobs/outbox.js';
 import { handler as mailer } from '../../functions/streams/mailer.js';
 import { backoffMinutes, MAX_ATTEMPTS, MAX_BACKOFF_MINUTES, outboxPlan, type OutboxMessage } from '../../shared/db/outbox.js';
-import { deliver } from '../../shared/email/deliver.js';
+import { deliver, RECIPIENT_CAP } from '../../shared/email/deliver.js';
 import { lambdaContext } from '../../infra/local/functions.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -85,6 +85,23 @@ function queue(msg: Parameters<typeof outboxPlan>[0], id: string, now: Date): vo
 }
 
 const E3 = { template: 'E3' as const, to: 'jane@example.org', data: { username: 'jane' } };
+const E2 = { template: 'E2' as const, to: 'jane@example.org', data: {} };
+
+/** The recipient cap's counters (rate-counters.ts): count under the limit, or take one back. */
+function counterUpdate(input: any): object {
+  const v = input.ExpressionAttributeValues;
+  const item = table.get(keyOf(input.Key)) ?? { ...input.Key };
+  if (v[':minus'] !== undefined) {
+    if (item.n === undefined) throw ccf(undefined);
+    item.n -= 1;
+  } else {
+    if (item.n !== undefined && item.n >= v[':limit']) throw ccf(item);
+    item.n = (item.n ?? 0) + 1;
+  }
+  table.set(keyOf(input.Key), item);
+  return { Attributes: { n: item.n } };
+}
+const recipientCount = () => [...table.values()].filter((r) => String(r.pk).startsWith('RATE#recipient#E2#')).reduce((n, r) => n + r.n, 0);
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const minutes = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 60_000;
 
@@ -92,7 +109,7 @@ beforeEach(() => {
   table = new Map();
   ddb.reset();
   ses.reset();
-  ddb.on(UpdateCommand).callsFake(async (input: any) => claimUpdate(input));
+  ddb.on(UpdateCommand).callsFake(async (input: any) => (String(input.Key.pk).startsWith('RATE#') ? counterUpdate(input) : claimUpdate(input)));
   ddb.on(TransactWriteCommand).callsFake(async (input: any) => transact(input));
   ddb.on(DeleteCommand).callsFake(async (input: any) => {
     table.delete(keyOf(input.Key));
@@ -232,6 +249,28 @@ const record = (seq: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE', pk: stri
   eventName,
   eventSource: 'aws:dynamodb',
   dynamodb: { Keys: keys(pk, sk), SequenceNumber: seq },
+});
+
+describe('the recipient cap (decision 64)', () => {
+  it(`over ${RECIPIENT_CAP.limit} capped e-mails of one kind an hour, the message is dropped without a send`, async () => {
+    for (let i = 0; i < RECIPIENT_CAP.limit + 2; i++) queue(E2, `c${i}`, T0);
+    const outcomes = [];
+    for (let i = 0; i < RECIPIENT_CAP.limit + 2; i++) outcomes.push((await deliver(`c${i}`, () => T0)).outcome);
+    expect(outcomes).toEqual([...Array(RECIPIENT_CAP.limit).fill('sent'), 'dropped', 'dropped']);
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(RECIPIENT_CAP.limit);
+    expect(message(`c${RECIPIENT_CAP.limit}`)).toMatchObject({ status: 'dropped' });
+    expect(dueEntries()).toEqual([]);
+    // Notices of changes that happened (E3) are never held back.
+    queue(E3, 'notice', T0);
+    expect((await deliver('notice', () => T0)).outcome).toBe('sent');
+  });
+
+  it('a send that fails takes its count back', async () => {
+    ses.on(SendEmailCommand).rejects(new Error('SES is down'));
+    queue(E2, 'f1', T0);
+    expect((await deliver('f1', () => T0)).outcome).toBe('retry');
+    expect(recipientCount()).toBe(0);
+  });
 });
 
 describe('mailer (stream consumer)', () => {
