@@ -6,26 +6,15 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
 import { db, tableName } from '../../shared/db/client.js';
 import { rateCounterKey, TTL_MARGIN } from '../../shared/db/rate-counters.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { windowAt } from '../../shared/http/rate-limits.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { invokeApi } from '../support/lambda.js';
+import { invokeApi, signInRoute } from '../support/lambda.js';
 
-const signIn = defineRoute({
-  name: 'tokens.create',
-  method: 'POST',
-  path: '/api/tokens/jwt/create/',
-  access: 'credentials',
-  summary: 'Sign in',
-  body: z.object({ email: z.string(), password: z.string() }).strict(),
-  response: { status: 200 },
-  rateLimit: { policy: 'sign-in' },
-  keys: [],
-});
+const signIn = signInRoute('sign-in');
 const handler = createHandler(signIn, async (req) => {
   if (req.body().password !== 'right') throw new HttpError('invalid-credentials', 'Wrong e-mail or password.');
   return { status: 200, body: { access: 'a', refresh: 'r' } };

@@ -5,7 +5,10 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult, AuthorizerContext } from '../../shared/http/handler.js';
+import * as z from 'zod';
 import { lambdaContext } from '../../infra/local/functions.js';
+import type { PolicyName } from '../../shared/http/rate-limits.js';
+import { defineRoute } from '../../shared/http/route.js';
 
 export const EVENTS_DIR = new URL('../../events/', import.meta.url);
 
@@ -53,4 +56,22 @@ export async function invokeApi(handler: (event: ApiEvent, context: Context) => 
     }
   }
   return { status: out.statusCode, headers: out.headers, body, raw: out.body };
+}
+
+/**
+ * A stand-in for the sign-in route (`tokens.create`: credentials, `{email, password}`) counted
+ * by the rate-limit `policy` given, for tests of the counting machinery with a handler of their own.
+ */
+export function signInRoute(policy: PolicyName) {
+  return defineRoute({
+    name: 'tokens.create',
+    method: 'POST',
+    path: '/api/tokens/jwt/create/',
+    access: 'credentials',
+    summary: 'Sign in',
+    body: z.object({ email: z.string(), password: z.string() }).strict(),
+    response: { status: 200 },
+    rateLimit: { policy },
+    keys: [],
+  });
 }

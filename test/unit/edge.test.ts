@@ -8,7 +8,6 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
 import { handler as authorizer } from '../../functions/authorizer/handler.js';
 import { handler as catchAll } from '../../functions/catch-all/handler.js';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
@@ -17,8 +16,7 @@ import { rateCounterKey } from '../../shared/db/rate-counters.js';
 import { ORIGIN_HEADER, ORIGIN_SECRET_ENV, VIEWER_ADDRESS_HEADER, viewerAddress } from '../../shared/http/edge.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
 import { clientKey, windowAt } from '../../shared/http/rate-limits.js';
-import { defineRoute } from '../../shared/http/route.js';
-import { apiEvent, invokeApi, loadEvent } from '../support/lambda.js';
+import { apiEvent, invokeApi, loadEvent, signInRoute } from '../support/lambda.js';
 
 const secrets = mockClient(SecretsManagerClient);
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -28,17 +26,7 @@ const SECRET_ID = 'prod/catalogue/origin-verify';
 const SOURCE_IP = '130.176.1.20'; // a CloudFront server, as API Gateway sees it behind the edge
 const VIEWER = '198.51.100.10';
 
-const signIn = defineRoute({
-  name: 'tokens.create',
-  method: 'POST',
-  path: '/api/tokens/jwt/create/',
-  access: 'credentials',
-  summary: 'Sign in',
-  body: z.object({ email: z.string(), password: z.string() }).strict(),
-  response: { status: 200 },
-  keys: [],
-  rateLimit: { policy: 'token' },
-});
+const signIn = signInRoute('token');
 const signInHandler = createHandler(signIn, async () => ({ status: 200, body: { ok: true } }));
 
 function event(headers: Record<string, string> = {}): ApiEvent {
