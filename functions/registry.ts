@@ -5,6 +5,7 @@
  * OpenAPI document load no handler code.
  */
 import type { RouteDecl } from '../shared/http/route.js';
+import { routes as animes } from './animes/routes.js';
 import { routes as demographics } from './demographics/routes.js';
 import { routes as genres } from './genres/routes.js';
 import { routes as magazines } from './magazines/routes.js';
@@ -16,7 +17,7 @@ import { routes as themes } from './themes/routes.js';
 import { routes as tokens } from './tokens/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [demographics, genres, magazines, producers, profiles, socials, themes, tokens, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, demographics, genres, magazines, producers, profiles, socials, themes, tokens, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

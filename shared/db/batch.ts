@@ -15,8 +15,18 @@ export type Item = Record<string, unknown>;
 
 const id = (k: ItemKey) => `${k.pk}\u0000${k.sk}`;
 
-/** The items at `keys`, in the same order (`null` where there is none). */
+/** The items at `keys`, in the same order (`null` where there is none): one call per 100 keys, in parallel. */
 export async function getItems(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
+  if (keys.length <= MAX_KEYS) return getBatch(keys);
+  const parts: ItemKey[][] = [];
+  for (let i = 0; i < keys.length; i += MAX_KEYS) parts.push(keys.slice(i, i + MAX_KEYS));
+  return (await Promise.all(parts.map(getBatch))).flat();
+}
+
+/** Keys per BatchGetItem (DynamoDB's limit). */
+const MAX_KEYS = 100;
+
+async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
   const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
   const found = new Map<string, Item>();
   let pending: ItemKey[] = unique;

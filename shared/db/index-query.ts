@@ -27,12 +27,16 @@ export interface IndexPageRequest {
   limit: number;
   cursor: Cursor | null;
   filter?: IndexFilter;
+  /** Items evaluated per filtered Query (default readBudget(limit)). */
+  budget?: number;
 }
 
 export interface IndexPage<T> {
   items: { sk: string; value: T }[];
   next: Cursor | null;
   previous: Cursor | null;
+  /** Queries made. */
+  reads: number;
 }
 
 /**
@@ -67,14 +71,15 @@ export async function queryIndexPage<T>(
         ExpressionAttributeValues: values,
         ScanIndexForward: scanForward,
         ConsistentRead: true,
-        Limit: req.filter ? readBudget(req.limit) : req.limit + 1,
+        Limit: req.filter ? (req.budget ?? readBudget(req.limit)) : req.limit + 1,
       }),
     );
   };
   const evaluated: Record<string, unknown>[] = [];
   let lastEvaluated: string | undefined;
   let from = req.cursor ? { k: req.cursor.k, inclusive: req.cursor.i === true } : null;
-  for (let reads = 1; ; reads++) {
+  let reads = 1;
+  for (; ; reads++) {
     const out = await query(from);
     evaluated.push(...(out.Items ?? []));
     lastEvaluated = out.LastEvaluatedKey?.sk as string | undefined;
@@ -93,7 +98,7 @@ export async function queryIndexPage<T>(
     const next: Cursor | null = more && boundary !== undefined ? { d: 'n', k: boundary } : null;
     let previous: Cursor | null = null;
     if (req.cursor) previous = kept[0] ? { d: 'p', k: kept[0].sk } : flip(req.cursor, 'p');
-    return { items: kept, next, previous };
+    return { items: kept, next, previous, reads };
   }
   // Read backwards from the cursor: put the page back into list order.
   const items = kept.reverse();
@@ -102,7 +107,7 @@ export async function queryIndexPage<T>(
     more && boundary !== undefined ? { d: 'p', k: boundary } : items[0] ? { d: 'p', k: items[0].sk } : { ...cursor };
   const last = items.at(-1);
   const next: Cursor = last ? { d: 'n', k: last.sk } : flip(cursor, 'n');
-  return { items, next, previous };
+  return { items, next, previous, reads };
 }
 
 /** The cursor for the records on the other side of the same boundary. */

@@ -81,6 +81,8 @@ const counterKey = (def: AnyDef) => ({ pk: `${def.kind}#N`, sk: 'N' });
 const uniqueKey = (def: AnyDef, field: string, key: string) => ({ pk: `${def.kind}#U#${field}#${key}`, sk: 'U' });
 const orderingPk = (def: AnyDef, ordering: string, dir: 'asc' | 'desc') => `${def.kind}#O#${ordering}#${dir === 'asc' ? 'A' : 'D'}`;
 
+/** Where a record of kind `kind` lives (a reference checked by kind, e.g. `GENRE`). */
+export const recordKeyOfKind = (kind: string, id: string): ItemKey => ({ pk: `${kind}#${id}`, sk: 'R' });
 /** Where a record lives (for batched reads, see batch.ts). */
 export const recordKeyOf = <R extends BaseRecord>(def: EntityDef<R>, id: string): ItemKey => recordKey(anyDef(def), id);
 /** Where the number of records of an entity lives (for batched reads). */

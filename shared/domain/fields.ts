@@ -212,3 +212,27 @@ export function writeSchemas(fields: FieldSpecs) {
   }
   return { full: z.strictObject(full), partial: z.strictObject(partial) };
 }
+
+/**
+ * An array of at most `max` items whose keys are distinct ("distinct" in §3): a repeated item is
+ * an error at its position (or at `field` inside it, e.g. `characters.3.character_id`).
+ */
+export function distinctList<T extends z.ZodType>(
+  item: T,
+  opts: { max: number; min?: number; key?: (v: z.output<T>) => string; field?: string; message?: string },
+) {
+  const key = opts.key ?? ((v: z.output<T>) => JSON.stringify(v));
+  let schema = z.array(item).max(opts.max);
+  if (opts.min !== undefined) schema = schema.min(opts.min);
+  return schema.superRefine((values, ctx) => {
+    const seen = new Set<string>();
+    values.forEach((v, i) => {
+      const k = key(v);
+      if (seen.has(k)) ctx.addIssue({ code: 'custom', message: opts.message ?? 'Duplicate item.', path: opts.field ? [i, opts.field] : [i] });
+      seen.add(k);
+    });
+  });
+}
+
+/** `id[]` of distinct references (§1.2): at most `max`. */
+export const idList = (max: number) => distinctList(id(), { max, message: 'Duplicate id.' });

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { Role } from '../auth/roles.js';
 import type { BaseRecord, EntityDef, Stored } from '../db/records.js';
-import { writeSchemas, type FieldSpecs } from './fields.js';
+import type { FieldSpecs } from './fields.js';
 
 export interface ListOptions {
   /** Allowed `ordering` keys and the default (prefixed with `-` for descending). */
@@ -37,13 +37,11 @@ export interface Resource<R extends BaseRecord = BaseRecord> {
   list: ListOptions;
   /** Builds the stored record from the writable values (`prev` when the record exists). */
   toRecord(values: Record<string, unknown>, meta: { id: string; created_at: string; updated_at: string }, prev: R | null): R;
+  /** Private attributes a new record starts with (e.g. a producer's credit counters). */
+  privateDefaults?: () => Record<string, unknown>;
   /** Rules that need the stored record (e.g. 409 on a forbidden change); throws HttpError. */
   checkChange?(before: Stored<R> | null, after: R): void;
 }
 
 /** What listing a resource needs: its entity, read shape and list options. */
 export type Listing<R extends BaseRecord = BaseRecord> = Pick<Resource<R>, 'entity' | 'read' | 'list'>;
-
-export function bodySchemas<R extends BaseRecord>(resource: Resource<R>) {
-  return writeSchemas(resource.fields);
-}

@@ -156,6 +156,8 @@ export const producers: Resource<ProducerRecord> = {
     created_at: m.created_at,
     updated_at: m.updated_at,
   }),
+  // Kept by anime writes (shared/domain/animes.ts): how many animes credit it in each role.
+  privateDefaults: () => ({ studio_credits: 0, licensor_credits: 0 }) satisfies ProducerCredits,
   checkChange(before, after) {
     if (!before || before.record.type === after.type) return;
     const credits = (before.priv ?? {}) as ProducerCredits;

@@ -3,13 +3,16 @@
  * only: the operations behind them are in crud.ts.
  */
 import * as z from 'zod';
+import type { KeyPattern } from '../db/key-patterns.js';
 import { entityKeys, type BaseRecord } from '../db/records.js';
-import { bodySchemas, type Listing, type Resource } from '../domain/resource.js';
+import type { Role } from '../auth/roles.js';
+import { writeSchemas, type FieldSpecs } from '../domain/fields.js';
+import type { ListOptions } from '../domain/resource.js';
 import { defineRoute } from './route.js';
 import { orderingParam, searchParam } from './schemas.js';
 
 /** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
-export function listQuery<R extends BaseRecord>(listing: Listing<R>) {
+export function listQuery(listing: { list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> }) {
   const { orderings, defaultOrdering, search, filters } = listing.list;
   return z.object({
     ordering: orderingParam(orderings, defaultOrdering),
@@ -18,14 +21,27 @@ export function listQuery<R extends BaseRecord>(listing: Listing<R>) {
   });
 }
 
-/** The six declarations of a catalogue resource, grouped under its segment; each touches only the resource's items. */
-export function crudRoutes<R extends BaseRecord>(resource: Resource<R>) {
+/** What the six declarations need to know of a resource. */
+export interface CrudShape {
+  segment: string;
+  noun: string;
+  writer: Role;
+  fields: FieldSpecs;
+  read: z.ZodObject;
+  list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'>;
+}
+
+/**
+ * The six declarations of a catalogue resource, grouped under its segment. Each touches only
+ * the resource's items (`entity`), or the `keys` given (a title also links other records).
+ */
+export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity: Parameters<typeof entityKeys<R>>[0] } | { keys: readonly KeyPattern[] })) {
   const { segment, noun, writer, read } = resource;
-  const keys = [entityKeys(resource.entity)];
+  const keys = 'keys' in resource ? resource.keys : [entityKeys(resource.entity)];
   const collection = `/api/${segment}/`;
   const item = `/api/${segment}/{id}/`;
   const fields = Object.keys(read.shape);
-  const body = bodySchemas(resource);
+  const body = writeSchemas(resource.fields);
   const writeErrors = ['validation-error', 'conflict'] as const;
   return {
     list: defineRoute({

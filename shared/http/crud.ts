@@ -88,7 +88,7 @@ export function createOperation<R extends BaseRecord>(resource: Resource<R>): Op
     const at = now();
     const record = resource.toRecord(values, { id: newId(), created_at: at, updated_at: at }, null);
     resource.checkChange?.(null, record);
-    await createRecord(resource.entity, record);
+    await createRecord(resource.entity, record, resource.privateDefaults?.());
     return {
       status: 201,
       body: record,

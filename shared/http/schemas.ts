@@ -82,3 +82,14 @@ export const booleanParam = z
   .enum(['true', 'false'])
   .transform((v) => v === 'true')
   .optional();
+
+/** A filter naming a record (§1.6: it must identify an existing, non-deleted record; checked by the list). */
+export const idParam = z.string().regex(ID_PATTERN, 'Not a valid id.').optional();
+
+/** A number 0–10 with at most two decimals (`min_score`). */
+export const scoreParam = z
+  .string()
+  .regex(/^\d+(\.\d{1,2})?$/, 'Must be a number between 0 and 10 with at most two decimals.')
+  .transform(Number)
+  .refine((n) => n <= 10, 'Must be a number between 0 and 10 with at most two decimals.')
+  .optional();

@@ -1,0 +1,107 @@
+/**
+ * Animes (API.md §3.3): a title entity (titles.ts) with a unique name, the search and filter
+ * index of `GET /api/animes/` (catalogue-index.ts) and the written arrays kept in chunks.
+ */
+import { uniquenessKey } from '../text.js';
+import type { IndexDef } from './catalogue-index.js';
+import type { BaseRecord, EntityDef } from './records.js';
+import type { TitleDef } from './titles.js';
+
+export interface Ref {
+  id: string;
+  name: string;
+}
+
+export interface AnimeRecord extends BaseRecord {
+  name: string;
+  name_jpn: string;
+  name_rom: string;
+  alternative_names: string[];
+  image: string | null;
+  synopsis: string;
+  background: string;
+  media_type: string;
+  source: string | null;
+  status: string;
+  rating: string | null;
+  episodes: number | null;
+  duration_seconds: number | null;
+  aired_from: string | null;
+  aired_to: string | null;
+  season: string | null;
+  year: number | null;
+  broadcast: { day: string; time: string | null; timezone: string } | null;
+  next_episode: { number: number; airs_at: string } | null;
+  genres: Ref[];
+  themes: Ref[];
+  studios: Ref[];
+  producers: Ref[];
+  licensors: Ref[];
+  trailer_url: string | null;
+  website: string | null;
+  score: number | null;
+  scored_by: number;
+  members: number;
+  favorites: number;
+  rank: number | null;
+  popularity: number | null;
+}
+
+export const ANIME_RELATIONS = ['characters', 'staff', 'videos', 'pictures'] as const;
+
+const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
+const one = (v: string | number | null) => (v === null ? [] : [String(v)]);
+
+export const animeEntity: EntityDef<AnimeRecord> = {
+  kind: 'ANIME',
+  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  orderings: {},
+  unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'An anime with this name already exists.' }],
+};
+
+export const animeIndex: IndexDef<AnimeRecord> = {
+  kind: 'ANIME',
+  orderings: {
+    name: { value: (r) => r.name, type: 'text' },
+    aired_from: { value: (r) => r.aired_from, type: 'plain' },
+    // Scores have at most two decimals: ordered as hundredths.
+    score: { value: (r) => (r.score === null ? null : Math.round(r.score * 100)), type: 'count' },
+    members: { value: (r) => r.members, type: 'count' },
+    favorites: { value: (r) => r.favorites, type: 'count' },
+    rank: { value: (r) => r.rank, type: 'count' },
+    popularity: { value: (r) => r.popularity, type: 'count' },
+    created_at: { value: (r) => r.created_at, type: 'plain' },
+    updated_at: { value: (r) => r.updated_at, type: 'plain' },
+  },
+  filters: {
+    media_type: (r) => [r.media_type],
+    status: (r) => [r.status],
+    season: (r) => one(r.season),
+    year: (r) => one(r.year),
+    rating: (r) => one(r.rating),
+    genre: (r) => ids(r.genres),
+    theme: (r) => ids(r.themes),
+    studio: (r) => ids(r.studios),
+    producer: (r) => ids(r.producers),
+    licensor: (r) => ids(r.licensors),
+    // Credited in any role (GET /api/producers/{id}/animes/).
+    credited: (r) => [...new Set([...ids(r.studios), ...ids(r.producers), ...ids(r.licensors)])],
+  },
+  postings: {
+    media_type: 'media_type',
+    status: 'status',
+    season: 'season',
+    year: 'year',
+    rating: 'rating',
+    genre: 'genre',
+    theme: 'theme',
+    credited: 'credited',
+    studio: 'credited',
+    producer: 'credited',
+    licensor: 'credited',
+  },
+  numbers: { score: (r) => r.score },
+  searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
+};
+
+export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS };

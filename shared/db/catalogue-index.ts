@@ -1,0 +1,338 @@
+/**
+ * The search and filter index of the large catalogue entities (animes, mangas, …) and the
+ * planner that answers their lists (API.md §1.5, §1.6; docs/data-model.md "Catalogue index").
+ *
+ * Every record of an indexed entity K has small index items, each holding the record's
+ * **vector** — what evaluating any filter, `q` and ordering needs, never the record itself:
+ *   ordering entry  pk = K#O#<ordering>#A|D   sk = <sort key> (sort-keys.ts)
+ *   posting         pk = K#P#<filter>#<value> sk = <id>     one per value of a filter the record has
+ *   word posting    pk = K#W#<2 characters>   sk = <id>     one per distinct two-character start of its words
+ *   list size       pk = K#L#<list>           sk = N        { n }: about how many postings a list has
+ * The vector: `id`, `o` (each ordering's raw value), `f` (each filter's values, as a list),
+ * `x` (numbers compared by range filters) and `sw` (search text, text.ts).
+ *
+ * The planner reads the sizes of the lists a query names (one BatchGetItem), then
+ *  - with no list: walks the ordering partition (one Query);
+ *  - when the smallest list fits one Query page (DRIVER_MAX postings): reads it whole, keeps
+ *    the records that satisfy every filter and term, and sorts them in memory by the sort key
+ *    the ordering partition would give them, so every page is full;
+ *  - otherwise: walks the ordering partition with a filter expression, reading as many entries
+ *    as the lists' sizes say should hold a page of matches (at most WALK_MAX).
+ * Cursors hold the sort key of the boundary record in every case, so a client may cross from
+ * one strategy to the other between pages (the data changed) and still sees each record once.
+ * The page's records are then read with one BatchGetItem: a list page costs at most 3 calls.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Cursor } from '../http/cursor.js';
+import { matchesTerms, searchText, startsWordInsideRun, termNeedle } from '../text.js';
+import { getItems, type Item, type ItemKey } from './batch.js';
+import { db, tableName } from './client.js';
+import { queryIndexPage, type IndexFilter } from './index-query.js';
+import type { BaseRecord, Ordering } from './records.js';
+import { sortKey } from './sort-keys.js';
+
+export interface IndexDef<R extends BaseRecord> {
+  /** Key prefix, e.g. `ANIME`. */
+  kind: string;
+  orderings: Record<string, Ordering<R>>;
+  /** Equality filters: the values a record has (none, one or several). */
+  filters: Record<string, (r: R) => readonly string[]>;
+  /**
+   * The posting list that serves each filter: the filter itself (its values get posting lists)
+   * or another filter whose lists hold a superset (e.g. `studio` → `credited`, any role).
+   * A filter not named here is evaluated only (never a driver).
+   */
+  postings: Record<string, string>;
+  /** Numbers compared by range filters (e.g. `min_score`); `null` never matches a range. */
+  numbers?: Record<string, (r: R) => number | null>;
+  /** Texts searched by `q`. */
+  searchFields: (r: R) => string[];
+}
+
+/** Postings a list may hold and still be read whole, in memory, by one Query (≤ 1 MB). */
+export const DRIVER_MAX = 1500;
+/** Ordering entries one walk reads at most (≈ 1 MB of vectors). */
+export const WALK_MAX = 2000;
+
+type AnyIndex = IndexDef<BaseRecord>;
+const any = <R extends BaseRecord>(def: IndexDef<R>) => def as unknown as AnyIndex;
+
+const orderingPk = (def: AnyIndex, ordering: string, desc: boolean) => `${def.kind}#O#${ordering}#${desc ? 'D' : 'A'}`;
+const postingList = (filter: string, value: string) => `P#${filter}#${value}`;
+const wordList = (start: string) => `W#${start}`;
+const listPk = (def: AnyIndex, list: string) => `${def.kind}#${list}`;
+const sizeKey = (def: AnyIndex, list: string): ItemKey => ({ pk: `${def.kind}#L#${list}`, sk: 'N' });
+
+/** The partition-key patterns of every index item of an entity (for `dynamodb:LeadingKeys`). */
+export const indexKeys = <R extends BaseRecord>(def: IndexDef<R>): string[] =>
+  ['O', 'P', 'W', 'L'].map((family) => `${def.kind}#${family}#*`);
+
+/** The two-character starts of the words of a search text: the word lists a record is on. */
+export function wordStarts(sw: string): string[] {
+  const starts = new Set<string>();
+  for (const run of sw.split(' ')) {
+    const chars = [...run];
+    // Words start at the run's start and, for Han, kana and Hangul, at any of their characters.
+    for (let i = 0; i + 1 < chars.length; i++) {
+      if (i === 0 || startsWordInsideRun(chars[i]!)) starts.add(chars[i]! + chars[i + 1]!);
+    }
+  }
+  return [...starts];
+}
+
+/** The word list a term is looked up in (terms of one character have none: they walk). */
+export const termList = (term: string): string | null => {
+  const chars = [...term];
+  return chars.length >= 2 ? wordList(chars[0]! + chars[1]!) : null;
+};
+
+export interface Vector {
+  id: string;
+  o: Record<string, string | number | null>;
+  f: Record<string, string[]>;
+  x: Record<string, number | null>;
+  sw: string;
+}
+
+export function vectorOf<R extends BaseRecord>(def: IndexDef<R>, r: R): Vector {
+  return {
+    id: r.id,
+    o: Object.fromEntries(Object.entries(def.orderings).map(([name, o]) => [name, o.value(r)])),
+    f: Object.fromEntries(Object.entries(def.filters).map(([name, values]) => [name, [...values(r)]])),
+    x: Object.fromEntries(Object.entries(def.numbers ?? {}).map(([name, value]) => [name, value(r)])),
+    sw: searchText(def.searchFields(r)),
+  };
+}
+
+/** Every index item of a record, by key (`pk` NUL `sk`). */
+export function indexItems<R extends BaseRecord>(def: IndexDef<R>, r: R): Map<string, Item> {
+  const d = any(def);
+  const v = vectorOf(def, r);
+  const items = new Map<string, Item>();
+  const add = (pk: string, sk: string) => items.set(`${pk}\u0000${sk}`, { pk, sk, ...v });
+  for (const [name, o] of Object.entries(def.orderings)) {
+    for (const desc of [false, true]) add(orderingPk(d, name, desc), sortKey(o.value(r), o.type, r.id, desc ? 'desc' : 'asc'));
+  }
+  const lists = new Set<string>();
+  for (const [name, values] of Object.entries(v.f)) {
+    if (def.postings[name] === name) for (const value of values) lists.add(postingList(name, value));
+  }
+  for (const start of wordStarts(v.sw)) lists.add(wordList(start));
+  for (const list of lists) add(listPk(d, list), r.id);
+  return items;
+}
+
+export interface IndexChange {
+  puts: Item[];
+  deletes: ItemKey[];
+}
+
+/**
+ * What moves in the index when a record changes from `before` to `after` (`null`: created or
+ * deleted). Unchanged items are not rewritten.
+ */
+export function indexChange<R extends BaseRecord>(def: IndexDef<R>, before: R | null, after: R | null): IndexChange {
+  const old = before ? indexItems(def, before) : new Map<string, Item>();
+  const now = after ? indexItems(def, after) : new Map<string, Item>();
+  const puts: Item[] = [];
+  const deletes: ItemKey[] = [];
+  for (const [key, item] of now) {
+    const was = old.get(key);
+    if (!was || JSON.stringify(was) !== JSON.stringify(item)) puts.push(item);
+  }
+  for (const [key, item] of old) if (!now.has(key)) deletes.push({ pk: String(item.pk), sk: String(item.sk) });
+  return { puts, deletes };
+}
+
+/**
+ * The size item of the list a posting belongs to (`null` for any other key): the stream
+ * consumer of postings adds 1 for each posting written and takes 1 for each one removed.
+ */
+export function listSizeKeyOf(postingPk: string): ItemKey | null {
+  const m = /^([A-Z]+)#([PW]#.*)$/.exec(postingPk);
+  return m ? { pk: `${m[1]}#L#${m[2]}`, sk: 'N' } : null;
+}
+
+export interface IndexQuery {
+  ordering: string;
+  descending: boolean;
+  limit: number;
+  cursor: Cursor | null;
+  /** Terms of `q` (normalised, text.ts); every one must match. */
+  terms: readonly string[];
+  /** Equality filters: filter name → value (a posting list each). */
+  equals: Readonly<Record<string, string>>;
+  /** Range filters: number name → least value. */
+  atLeast?: Readonly<Record<string, number>>;
+}
+
+export interface IndexResult {
+  /** The page: ids with their sort keys, in list order. */
+  entries: { id: string; sk: string }[];
+  next: Cursor | null;
+  previous: Cursor | null;
+  /** The number of records of the entity (read for planning), for an exact `count`. */
+  total: number;
+  /** The items of `first.also`, read in the first call. */
+  alsoItems: (Item | null)[];
+  /** DynamoDB calls made (for the benchmark). */
+  calls: number;
+  strategy: 'walk' | 'driver';
+}
+
+/** Compares two strings by code point (DynamoDB's order of string keys), not by UTF-16 unit. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+function matches(v: Vector, q: IndexQuery): boolean {
+  for (const [name, value] of Object.entries(q.equals)) if (!(v.f[name] ?? []).includes(value)) return false;
+  for (const [name, least] of Object.entries(q.atLeast ?? {})) {
+    const x = v.x[name];
+    if (x === null || x === undefined || x < least) return false;
+  }
+  return matchesTerms(v.sw, q.terms);
+}
+
+/** The filter expression of a walk: the same conditions as matches(). */
+function walkFilter(q: IndexQuery): IndexFilter | undefined {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  Object.entries(q.equals).forEach(([name, value], i) => {
+    names['#f'] = 'f';
+    names[`#e${i}`] = name;
+    values[`:e${i}`] = value;
+    clauses.push(`contains(#f.#e${i}, :e${i})`);
+  });
+  Object.entries(q.atLeast ?? {}).forEach(([name, least], i) => {
+    names['#x'] = 'x';
+    names[`#r${i}`] = name;
+    values[`:r${i}`] = least;
+    clauses.push(`#x.#r${i} >= :r${i}`);
+  });
+  q.terms.forEach((term, i) => {
+    names['#sw'] = 'sw';
+    values[`:t${i}`] = termNeedle(term);
+    clauses.push(`contains(#sw, :t${i})`);
+  });
+  return clauses.length === 0 ? undefined : { expression: clauses.join(' AND '), names, values };
+}
+
+/** One page of an in-memory list in list order, with the cursor rules of index-query.ts. */
+export function pageOf<T extends { sk: string }>(sorted: readonly T[], descending: boolean, limit: number, cursor: Cursor | null) {
+  const before = (a: string, b: string) => (descending ? compareCodePoints(a, b) > 0 : compareCodePoints(a, b) < 0);
+  if (cursor === null || cursor.d === 'n') {
+    const start = cursor === null ? 0 : sorted.findIndex((e) => (cursor.i ? !before(e.sk, cursor.k) : before(cursor.k, e.sk)));
+    const from = start === -1 ? sorted.length : start;
+    const kept = sorted.slice(from, from + limit);
+    const next: Cursor | null = from + limit < sorted.length ? { d: 'n', k: kept.at(-1)!.sk } : null;
+    const previous: Cursor | null = cursor === null ? null : kept[0] ? { d: 'p', k: kept[0].sk } : flip(cursor, 'p');
+    return { kept, next, previous };
+  }
+  // Records before the boundary (or up to it, when it is included), the last `limit` of them.
+  let end = sorted.findIndex((e) => (cursor.i ? before(cursor.k, e.sk) : !before(e.sk, cursor.k)));
+  if (end === -1) end = sorted.length;
+  const kept = sorted.slice(Math.max(0, end - limit), end);
+  const previous: Cursor = kept[0] ? { d: 'p', k: kept[0].sk } : { ...cursor };
+  const next: Cursor = kept.length > 0 ? { d: 'n', k: kept.at(-1)!.sk } : flip(cursor, 'n');
+  return { kept, next, previous };
+}
+
+function flip(c: Cursor, d: Cursor['d']): Cursor {
+  return c.i ? { d, k: c.k } : { d, k: c.k, i: true };
+}
+
+/** Reads a whole list in one Query, or `null` when it does not fit one page. */
+async function readList(pk: string): Promise<Vector[] | null> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    }),
+  );
+  if (out.LastEvaluatedKey) return null;
+  return (out.Items ?? []) as unknown as Vector[];
+}
+
+/**
+ * One page of an indexed list (ids and sort keys). `entityCount` is the key of the entity's
+ * record counter, read with the list sizes (it makes the estimate and the exact `count`).
+ */
+export async function queryIndex<R extends BaseRecord>(
+  def: IndexDef<R>,
+  entityCount: ItemKey,
+  q: IndexQuery,
+  first: {
+    /** Items to read in the first call too (e.g. the records filters name). */
+    also?: readonly ItemKey[];
+    /** Called with them before anything else is read (it may throw, e.g. 400 for a missing record). */
+    check?: (items: (Item | null)[]) => void;
+    /** How to read the first call's items (e.g. with items already read for the request). */
+    read?: (keys: readonly ItemKey[]) => Promise<(Item | null)[]>;
+  } = {},
+): Promise<IndexResult> {
+  const d = any(def);
+  const ordering = def.orderings[q.ordering];
+  if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
+  const lists = [
+    ...Object.entries(q.equals)
+      .filter(([name]) => Object.hasOwn(def.postings, name))
+      .map(([name, value]) => postingList(def.postings[name]!, value)),
+    ...q.terms.map(termList).filter((l): l is string => l !== null),
+  ];
+  const unique = [...new Set(lists)];
+  // One call: the record count, the list sizes and what the caller wants read with them.
+  const also = first.also ?? [];
+  const read = await (first.read ?? getItems)([entityCount, ...unique.map((l) => sizeKey(d, l)), ...also]);
+  const total = Number(read[0]?.n ?? 0);
+  const listSizes = unique.map((list, i) => ({ list, n: Number(read[i + 1]?.n ?? 0) }));
+  const alsoItems = read.slice(1 + unique.length);
+  first.check?.(alsoItems);
+  let calls = 1;
+  // Sizes are hints (kept by a stream consumer): a list that turns out longer than one page is
+  // walked instead, so a wrong size costs a call, never a wrong result.
+  const smallest = listSizes.sort((a, b) => a.n - b.n)[0];
+
+  if (smallest && smallest.n <= DRIVER_MAX) {
+    const postings = await readList(listPk(d, smallest.list));
+    calls++;
+    if (postings) {
+      const dir = q.descending ? 'desc' : 'asc';
+      const sorted = postings
+        .filter((v) => matches(v, q))
+        .map((v) => ({ id: v.id, sk: sortKey(v.o[q.ordering] ?? null, ordering.type, v.id, dir) }))
+        .sort((a, b) => (q.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
+      const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
+      return { entries: kept, next, previous, total, alsoItems, calls, strategy: 'driver' };
+    }
+  }
+  // Walk the ordering partition; read what should hold a page of matches if the filters were
+  // independent (the smallest list's share of the records times the others').
+  const share = listSizes.reduce((s, l) => s * Math.min(1, l.n / Math.max(total, 1)), 1);
+  const wanted = Math.ceil(((q.limit + 1) / Math.max(share, 1e-6)) * 1.25);
+  const budget = Math.min(WALK_MAX, Math.max(q.limit + 1, wanted));
+  const page = await queryIndexPage(
+    {
+      pk: orderingPk(d, q.ordering, q.descending),
+      forward: !q.descending,
+      limit: q.limit,
+      cursor: q.cursor,
+      filter: walkFilter(q),
+      budget,
+    },
+    (item) => String(item.id),
+  );
+  calls += page.reads;
+  return { entries: page.items.map((i) => ({ id: i.value, sk: i.sk })), next: page.next, previous: page.previous, total, alsoItems, calls, strategy: 'walk' };
+}

@@ -1,0 +1,227 @@
+/**
+ * Storage of the catalogue's large records — animes now, mangas next — whose writes carry
+ * relations (docs/data-model.md "Catalogue titles"):
+ *
+ *   record         pk = K#<id>                 sk = R         { rec, rev, sw, kind } (records.ts)
+ *   name claim     pk = K#U#name#<key>         sk = U         { id }                 (records.ts)
+ *   counter        pk = K#N                    sk = N         { n }                  (records.ts)
+ *   chunk          pk = K#<id>                 sk = C#<relation>#<n>  { entries }   written arrays (cast, staff, videos, pictures)
+ *   journal        pk = K#<id>                 sk = J#<rev>#<n>       { ops }       staged.ts
+ *   index items    catalogue-index.ts
+ *
+ * A record and its chunks share a partition, so an update reads everything it replaces with
+ * one Query. Chunks hold the arrays a write sets in position order, cut at CHUNK_BYTES so that
+ * the contract's maxima (500 characters with 20 voice actors each, 300 staff, …) fit DynamoDB's
+ * 400 KB items. Counts of linked taxonomy records (`anime_count`, …) change in the write's own
+ * transaction (exact immediately, §3.7); see titleWrite.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Item, ItemKey } from './batch.js';
+import { db, tableName } from './client.js';
+import { indexChange, type IndexDef } from './catalogue-index.js';
+import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Stored, type WritePlan } from './records.js';
+import { journalOf, type JournalEntry } from './staged.js';
+
+/** Bytes of entries per chunk item (DynamoDB's item limit is 400 KB). */
+const CHUNK_BYTES = 300_000;
+
+export interface TitleDef<R extends BaseRecord> {
+  entity: EntityDef<R>;
+  index: IndexDef<R>;
+  /** The arrays stored in chunks, by relation name. */
+  relations: readonly string[];
+}
+
+export type Relations = Record<string, readonly unknown[]>;
+
+export interface StoredTitle<R> extends Stored<R> {
+  relations: Relations;
+  /** How many chunk items each relation has now. */
+  chunkCounts: Record<string, number>;
+  journal: JournalEntry[];
+}
+
+const recordPk = (kind: string, id: string) => `${kind}#${id}`;
+const chunkSk = (relation: string, n: number) => `C#${relation}#${n}`;
+
+/** Cuts entries into chunks of at most CHUNK_BYTES (JSON size, a close bound of DynamoDB's). */
+export function chunk(entries: readonly unknown[]): unknown[][] {
+  const out: unknown[][] = [];
+  let current: unknown[] = [];
+  let bytes = 0;
+  for (const e of entries) {
+    const size = Buffer.byteLength(JSON.stringify(e));
+    if (current.length > 0 && bytes + size > CHUNK_BYTES) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(e);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** The whole partition of a title: record, chunks and journal (one Query; more pages at the maxima). */
+export async function loadTitle<R extends BaseRecord>(def: TitleDef<R>, id: string): Promise<StoredTitle<R> | null> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': recordPk(def.entity.kind, id) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((out.Items ?? []) as Item[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  const record = items.find((i) => i.sk === 'R');
+  if (!record) return null;
+  const relations: Record<string, unknown[]> = Object.fromEntries(def.relations.map((r) => [r, []]));
+  const chunkCounts: Record<string, number> = Object.fromEntries(def.relations.map((r) => [r, 0]));
+  // Chunk sort keys order 0..9 before 10: sort by number.
+  const chunks = items
+    .filter((i) => String(i.sk).startsWith('C#'))
+    .map((i) => {
+      const [, relation, n] = String(i.sk).split('#');
+      return { relation: relation!, n: Number(n), entries: i.entries as unknown[] };
+    })
+    .sort((a, b) => a.n - b.n);
+  for (const c of chunks) {
+    if (!relations[c.relation]) continue;
+    relations[c.relation]!.push(...c.entries);
+    chunkCounts[c.relation] = Math.max(chunkCounts[c.relation]!, c.n + 1);
+  }
+  return {
+    record: record.rec as R,
+    rev: Number(record.rev),
+    ...(record.priv ? { priv: record.priv as Record<string, unknown> } : {}),
+    relations,
+    chunkCounts,
+    journal: journalOf(items),
+  };
+}
+
+/** The entries of one relation of a title, in position order (`null`: no such title). Two calls, in parallel. */
+export async function readRelation<R extends BaseRecord>(def: TitleDef<R>, id: string, relation: string): Promise<unknown[] | null> {
+  const pk = recordPk(def.entity.kind, id);
+  const prefix = `C#${relation}#`;
+  const chunks: Item[] = [];
+  const [record] = await Promise.all([
+    db().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'R' }, ProjectionExpression: 'pk', ConsistentRead: true })),
+    (async () => {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await db().send(
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+            ExpressionAttributeValues: { ':pk': pk, ':c': prefix },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        chunks.push(...((out.Items ?? []) as Item[]));
+        start = out.LastEvaluatedKey;
+      } while (start);
+    })(),
+  ]);
+  if (!record.Item) return null;
+  return chunks
+    .sort((a, b) => Number(String(a.sk).slice(prefix.length)) - Number(String(b.sk).slice(prefix.length)))
+    .flatMap((i) => i.entries as unknown[]);
+}
+
+/** A change to the count of a linked record (a taxonomy's `anime_count`, a producer's credits). */
+export interface LinkCount {
+  key: ItemKey;
+  /** Number attributes to add to (`rec.anime_count`, `priv.studio_credits`, …) and by how much. */
+  add: Record<string, number>;
+  /** Conditions on the linked record beyond its existence (e.g. a producer's type), as `path = value`. */
+  require?: Record<string, string>;
+  /** What a failed condition means (the linked record is gone or changed). */
+  meaning: Meaning;
+}
+
+function linkUpdate(link: LinkCount): object {
+  const names: Record<string, string> = { '#pk': 'pk', '#rev': 'rev' };
+  const values: Record<string, unknown> = { ':one': 1 };
+  const path = (p: string, prefix: string) =>
+    p
+      .split('.')
+      .map((part, i) => {
+        names[`#${prefix}${i}`] = part;
+        return `#${prefix}${i}`;
+      })
+      .join('.');
+  const sets = Object.entries(link.add).map(([attr, d], i) => {
+    const p = path(attr, `a${i}_`);
+    values[`:d${i}`] = d;
+    values[':zero'] = 0;
+    return `${p} = if_not_exists(${p}, :zero) + :d${i}`;
+  });
+  const conditions = ['attribute_exists(#pk)'];
+  Object.entries(link.require ?? {}).forEach(([attr, v], i) => {
+    values[`:q${i}`] = v;
+    conditions.push(`${path(attr, `q${i}_`)} = :q${i}`);
+  });
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: link.key,
+      UpdateExpression: `SET ${sets.join(', ')}, #rev = #rev + :one`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** What writing a title needs besides its stored state: the new record, relations and link counts. */
+export interface TitleChange<R> {
+  after: R | null;
+  relations: Relations;
+  links: LinkCount[];
+}
+
+/**
+ * The plans of a title write: `main` (record, claim, counter, chunks that change, link counts —
+ * everything whose conditions must hold together) and `rest` (index entries and chunk deletions,
+ * unconditional). `before` is the stored title (null: a creation); `after` null: a deletion.
+ */
+export function titleWrite<R extends BaseRecord>(def: TitleDef<R>, before: StoredTitle<R> | null, change: TitleChange<R>): { main: WritePlan; rest: WritePlan; rev: number } {
+  const { entity } = def;
+  const { after } = change;
+  const id = (after ?? before?.record)!.id;
+  const pk = recordPk(entity.kind, id);
+  const recordPlan = !before ? createPlan(entity, after!) : after ? replacePlan(entity, before, after) : deletePlan(entity, before);
+  const mainEntries: WritePlan[] = [recordPlan];
+  const restItems: object[] = [];
+  for (const relation of def.relations) {
+    const now = after ? chunk(change.relations[relation] ?? []) : [];
+    const old = before ? chunk(before.relations[relation] ?? []) : [];
+    const oldCount = before?.chunkCounts[relation] ?? 0;
+    now.forEach((entries, n) => {
+      if (JSON.stringify(entries) !== JSON.stringify(old[n])) mainEntries.push({ items: [put({ pk, sk: chunkSk(relation, n), entries })], meanings: [null] });
+    });
+    // A deleted title's chunks go with its record (its sub-resources are 404 at once).
+    for (let n = now.length; n < Math.max(oldCount, old.length); n++) {
+      const gone = del({ pk, sk: chunkSk(relation, n) });
+      if (after) restItems.push(gone);
+      else mainEntries.push({ items: [gone], meanings: [null] });
+    }
+  }
+  for (const link of change.links) mainEntries.push({ items: [linkUpdate(link)], meanings: [link.meaning] });
+  const index = indexChange(def.index, before?.record ?? null, after);
+  for (const key of index.deletes) restItems.push(del(key));
+  for (const item of index.puts) restItems.push(put(item));
+  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restItems.map(() => null) }, rev: before ? before.rev + 1 : 1 };
+}
+
+/** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */
+export const titleKeys = <R extends BaseRecord>(def: TitleDef<R>): string => `${def.entity.kind}#*`;

@@ -1,0 +1,347 @@
+/**
+ * Animes (API.md §3.3, §4.1.1): write shape, read shape, list options, and how a write becomes a
+ * stored record — derived fields (`season`, `year`, `trailer_url`), references checked against
+ * the records they name (§1.2 "References"), videos and pictures keeping their ids by `url`
+ * (§3.2), and the counts of linked genres, themes and producers (§3.7).
+ */
+import * as z from 'zod';
+import { animeTitle, type AnimeRecord, type Ref } from '../db/animes.js';
+import type { Relations } from '../db/titles.js';
+import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
+import { enumParam, idParam, scoreParam } from '../http/schemas.js';
+import { newId } from '../ids.js';
+import { AnimeMediaType, AnimeSource, AnimeStatus, BroadcastDay, CharacterRole, Language, Rating, Season, VideoKind } from './enums.js';
+import { date, distinctList, id, idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
+import { checkReferences, linkCounts, type Reference } from './references.js';
+import type { TitleResource } from './title-resource.js';
+
+const WEEKDAYS = new Set(BroadcastDay.filter((d) => d !== 'other'));
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz.includes('/') || tz === 'UTC';
+  } catch {
+    return false;
+  }
+}
+
+const broadcastWrite = z
+  .strictObject({
+    day: oneOf(BroadcastDay),
+    time: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Enter a time as HH:MM (24-hour).')
+      .nullable()
+      .optional()
+      .transform((v) => v ?? null),
+    timezone: line({ max: 64 })
+      .refine(isTimeZone, 'Not a known IANA time zone.')
+      .optional()
+      .transform((v) => v ?? 'Asia/Tokyo'),
+  })
+  .superRefine((b, ctx) => {
+    if (WEEKDAYS.has(b.day as never) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
+  });
+
+const voiceActorWrite = z.strictObject({ person_id: id(), language: oneOf(Language) });
+const characterWrite = z.strictObject({
+  character_id: id(),
+  role: oneOf(CharacterRole),
+  voice_actors: distinctList(voiceActorWrite, { max: 20, key: (v) => `${v.person_id} ${v.language}`, message: 'Duplicate voice actor and language.' })
+    .optional()
+    .transform((v) => v ?? []),
+});
+const staffWrite = z.strictObject({
+  person_id: id(),
+  positions: distinctList(line({ min: 1, max: 100 }), { min: 1, max: 10, message: 'Duplicate position.' }),
+});
+const videoWrite = z.strictObject({
+  title: line({ min: 1, max: 200 }),
+  url: url(),
+  kind: oneOf(VideoKind)
+    .optional()
+    .transform((v) => v ?? 'other'),
+});
+export const pictureWrite = z.strictObject({
+  url: url(),
+  name: line({ max: 100 })
+    .nullable()
+    .optional()
+    .transform((v) => v ?? ''),
+});
+
+const names = distinctList(line({ min: 1, max: 255 }), { max: 20, message: 'Duplicate name.' });
+
+export const animeFields = {
+  name: required(line({ min: 1, max: 255 }), 'Unique among animes, case-insensitively.'),
+  name_jpn: optionalText(line({ max: 255 })),
+  name_rom: optionalText(line({ max: 255 })),
+  alternative_names: optional(names, () => []),
+  image: optionalNullable(url()),
+  synopsis: optionalText(text({ max: 10_000 })),
+  background: optionalText(text({ max: 5_000 })),
+  media_type: optional(oneOf(AnimeMediaType), () => 'tv'),
+  source: optionalNullable(oneOf(AnimeSource)),
+  status: optional(oneOf(AnimeStatus), () => 'upcoming'),
+  rating: optionalNullable(oneOf(Rating)),
+  episodes: optionalNullable(z.int().min(1).max(5_000)),
+  duration_seconds: optionalNullable(z.int().min(1).max(86_400)),
+  aired_from: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
+  aired_to: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
+  broadcast: optionalNullable(broadcastWrite),
+  website: optionalNullable(url({ allowHttp: true })),
+  genre_ids: optional(idList(20), () => []),
+  theme_ids: optional(idList(20), () => []),
+  studio_ids: optional(idList(10), () => []),
+  producer_ids: optional(idList(30), () => []),
+  licensor_ids: optional(idList(10), () => []),
+  characters: optional(distinctList(characterWrite, { max: 500, key: (c) => c.character_id, field: 'character_id', message: 'Duplicate character.' }), () => []),
+  staff: optional(distinctList(staffWrite, { max: 300, key: (s) => s.person_id, field: 'person_id', message: 'Duplicate person.' }), () => []),
+  videos: optional(distinctList(videoWrite, { max: 50, key: (v) => v.url, field: 'url', message: 'Duplicate URL.' }), () => []),
+  pictures: optional(distinctList(pictureWrite, { max: 100, key: (p) => p.url, field: 'url', message: 'Duplicate URL.' }), () => []),
+};
+
+const stamp = { id: z.string(), created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) };
+const refShape = z.object({ id: z.string(), name: z.string() });
+const nullableDate = z.string().meta({ format: 'date' }).nullable();
+const nullableUrl = z.string().meta({ format: 'uri' }).nullable();
+
+export const animeRead = z.object({
+  id: stamp.id,
+  created_at: stamp.created_at,
+  updated_at: stamp.updated_at,
+  name: z.string(),
+  name_jpn: z.string(),
+  name_rom: z.string(),
+  alternative_names: z.array(z.string()),
+  image: nullableUrl,
+  synopsis: z.string(),
+  background: z.string(),
+  media_type: z.enum(AnimeMediaType),
+  source: z.enum(AnimeSource).nullable(),
+  status: z.enum(AnimeStatus),
+  rating: z.enum(Rating).nullable(),
+  episodes: z.int().nullable(),
+  duration_seconds: z.int().nullable(),
+  aired_from: nullableDate,
+  aired_to: nullableDate,
+  season: z.enum(Season).nullable(),
+  year: z.int().nullable(),
+  broadcast: z.object({ day: z.enum(BroadcastDay), time: z.string().nullable(), timezone: z.string() }).nullable(),
+  next_episode: z.object({ number: z.int(), airs_at: z.string().meta({ format: 'date-time' }) }).nullable(),
+  genres: z.array(refShape),
+  themes: z.array(refShape),
+  studios: z.array(refShape),
+  producers: z.array(refShape),
+  licensors: z.array(refShape),
+  trailer_url: nullableUrl,
+  website: nullableUrl,
+  score: z.number().nullable(),
+  scored_by: z.int(),
+  members: z.int(),
+  favorites: z.int(),
+  rank: z.int().nullable(),
+  popularity: z.int().nullable(),
+});
+
+/** §5.2: the season of a date by its month. */
+export function seasonOf(date: string | null): { season: string | null; year: number | null } {
+  if (date === null) return { season: null, year: null };
+  const month = Number(date.slice(5, 7));
+  return { season: Season[Math.floor((month - 1) / 3)]!, year: Number(date.slice(0, 4)) };
+}
+
+interface Video {
+  id: string;
+  title: string;
+  url: string;
+  kind: string;
+  created_at: string;
+  updated_at: string;
+}
+interface Picture {
+  id: string;
+  name: string;
+  url: string;
+  width: number | null;
+  height: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * §3.2: entries whose `url` matches a stored entry keep its `id` and `created_at` (and
+ * `updated_at` unless a field changed); the others are new records.
+ */
+export function keepByUrl<T extends { id: string; url: string; created_at: string; updated_at: string }>(
+  written: readonly Record<string, unknown>[],
+  stored: readonly T[],
+  at: string,
+  fresh: (w: Record<string, unknown>) => Omit<T, 'id' | 'created_at' | 'updated_at'>,
+): T[] {
+  const byUrl = new Map(stored.map((s) => [s.url, s]));
+  return written.map((w) => {
+    const values = fresh(w);
+    const old = byUrl.get(w.url as string);
+    if (!old) return { id: newId(), ...values, created_at: at, updated_at: at } as unknown as T;
+    const same = Object.entries(values).every(([k, v]) => JSON.stringify((old as Record<string, unknown>)[k]) === JSON.stringify(v));
+    return { ...old, ...values, updated_at: same ? old.updated_at : at } as T;
+  });
+}
+
+/** The references of an anime's write, each at its field path. */
+function references(v: Record<string, unknown>): Reference[] {
+  const list = (field: string) => v[field] as string[];
+  const refs: Reference[] = [
+    ...list('genre_ids').map((id, i) => ({ path: `genre_ids.${i}`, kind: 'GENRE', id, noun: 'genre' })),
+    ...list('theme_ids').map((id, i) => ({ path: `theme_ids.${i}`, kind: 'THEME', id, noun: 'theme' })),
+    ...list('studio_ids').map((id, i) => ({ path: `studio_ids.${i}`, kind: 'PRODUCER', id, noun: 'studio', type: 'studio' })),
+    ...list('producer_ids').map((id, i) => ({ path: `producer_ids.${i}`, kind: 'PRODUCER', id, noun: 'producer' })),
+    ...list('licensor_ids').map((id, i) => ({ path: `licensor_ids.${i}`, kind: 'PRODUCER', id, noun: 'licensor', type: 'licensor' })),
+  ];
+  (v.characters as { character_id: string; voice_actors: { person_id: string }[] }[]).forEach((c, i) => {
+    refs.push({ path: `characters.${i}.character_id`, kind: 'CHARACTER', id: c.character_id, noun: 'character' });
+    c.voice_actors.forEach((a, j) => refs.push({ path: `characters.${i}.voice_actors.${j}.person_id`, kind: 'PERSON', id: a.person_id, noun: 'person' }));
+  });
+  (v.staff as { person_id: string }[]).forEach((s, i) => refs.push({ path: `staff.${i}.person_id`, kind: 'PERSON', id: s.person_id, noun: 'person' }));
+  return refs;
+}
+
+/** Cross-field rules, checked on the resulting record (§1.8). */
+function crossFieldErrors(v: Record<string, unknown>): FieldErrors {
+  const errors = fieldErrors();
+  if (v.aired_to !== null && v.aired_from === null) addError(errors, 'aired_to', 'Requires aired_from.');
+  else if (v.aired_to !== null && (v.aired_to as string) < (v.aired_from as string)) addError(errors, 'aired_to', 'Must not be before aired_from.');
+  return errors;
+}
+
+/** The producers credited by an anime, with the credits each role adds (for their counts). */
+function producerCredits(r: AnimeRecord): Map<string, Record<string, number>> {
+  const credits = new Map<string, Record<string, number>>();
+  const role = (refs: Ref[], attr?: string) => {
+    for (const ref of refs) {
+      const c = credits.get(ref.id) ?? { 'rec.anime_count': 1 };
+      if (attr) c[attr] = 1;
+      credits.set(ref.id, c);
+    }
+  };
+  role(r.studios, 'priv.studio_credits');
+  role(r.producers);
+  role(r.licensors, 'priv.licensor_credits');
+  return credits;
+}
+
+/** Each linked record with what it counts of this anime. */
+function linked(r: AnimeRecord | null): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  if (!r) return out;
+  for (const g of r.genres) out.set(`GENRE#${g.id}`, { 'rec.anime_count': 1 });
+  for (const t of r.themes) out.set(`THEME#${t.id}`, { 'rec.anime_count': 1 });
+  for (const [id, c] of producerCredits(r)) out.set(`PRODUCER#${id}`, c);
+  return out;
+}
+
+export const animes: TitleResource<AnimeRecord> = {
+  segment: 'animes',
+  noun: 'anime',
+  title: animeTitle,
+  writer: 'contributor',
+  fields: animeFields,
+  read: animeRead,
+  list: {
+    orderings: ['name', 'aired_from', 'score', 'members', 'favorites', 'rank', 'popularity', 'created_at', 'updated_at'],
+    defaultOrdering: 'name',
+    search: true,
+    filters: {
+      media_type: enumParam(AnimeMediaType),
+      status: enumParam(AnimeStatus),
+      season: enumParam(Season),
+      year: yearParam(),
+      genre: idParam,
+      theme: idParam,
+      studio: idParam,
+      rating: enumParam(Rating),
+      min_score: scoreParam,
+    },
+    references: { genre: 'GENRE', theme: 'THEME', studio: 'PRODUCER' },
+    ranges: { min_score: 'score' },
+  },
+  writable: (r, rel) => ({
+    ...Object.fromEntries(Object.keys(animeFields).filter((k) => k in r).map((k) => [k, (r as unknown as Record<string, unknown>)[k]])),
+    genre_ids: r.genres.map((g) => g.id),
+    theme_ids: r.themes.map((g) => g.id),
+    studio_ids: r.studios.map((g) => g.id),
+    producer_ids: r.producers.map((g) => g.id),
+    licensor_ids: r.licensors.map((g) => g.id),
+    broadcast: r.broadcast,
+    characters: rel.characters,
+    staff: rel.staff,
+    videos: (rel.videos as Video[]).map((x) => ({ title: x.title, url: x.url, kind: x.kind })),
+    pictures: (rel.pictures as Picture[]).map((x) => ({ url: x.url, name: x.name })),
+  }),
+  async build(v, meta, before) {
+    const errors = crossFieldErrors(v);
+    const { errors: refErrors, names } = await checkReferences(references(v));
+    for (const [path, messages] of Object.entries(refErrors)) for (const m of messages) addError(errors, path, m);
+    if (Object.keys(errors).length > 0) return { errors };
+    const refs = (kind: string, field: string) => (v[field] as string[]).map((id) => ({ id, name: names.get(`${kind}#${id}`)! }));
+    const videos = keepByUrl<Video>(v.videos as Record<string, unknown>[], (before?.relations.videos ?? []) as Video[], meta.updated_at, (w) => ({
+      title: w.title as string,
+      url: w.url as string,
+      kind: w.kind as string,
+    }));
+    const pictures = keepByUrl<Picture>(v.pictures as Record<string, unknown>[], (before?.relations.pictures ?? []) as Picture[], meta.updated_at, (w) => {
+      const old = (before?.relations.pictures as Picture[] | undefined)?.find((p) => p.url === w.url);
+      return { name: w.name as string, url: w.url as string, width: old?.width ?? null, height: old?.height ?? null };
+    });
+    const prev = before?.record;
+    const record: AnimeRecord = {
+      id: meta.id,
+      created_at: meta.created_at,
+      updated_at: meta.updated_at,
+      name: v.name as string,
+      name_jpn: v.name_jpn as string,
+      name_rom: v.name_rom as string,
+      alternative_names: v.alternative_names as string[],
+      image: v.image as string | null,
+      synopsis: v.synopsis as string,
+      background: v.background as string,
+      media_type: v.media_type as string,
+      source: v.source as string | null,
+      status: v.status as string,
+      rating: v.rating as string | null,
+      episodes: v.episodes as number | null,
+      duration_seconds: v.duration_seconds as number | null,
+      aired_from: v.aired_from as string | null,
+      aired_to: v.aired_to as string | null,
+      ...seasonOf(v.aired_from as string | null),
+      broadcast: v.broadcast as AnimeRecord['broadcast'],
+      next_episode: null,
+      genres: refs('GENRE', 'genre_ids'),
+      themes: refs('THEME', 'theme_ids'),
+      studios: refs('PRODUCER', 'studio_ids'),
+      producers: refs('PRODUCER', 'producer_ids'),
+      licensors: refs('PRODUCER', 'licensor_ids'),
+      trailer_url: videos.find((x) => x.kind === 'trailer')?.url ?? null,
+      website: v.website as string | null,
+      score: prev?.score ?? null,
+      scored_by: prev?.scored_by ?? 0,
+      members: prev?.members ?? 0,
+      favorites: prev?.favorites ?? 0,
+      rank: prev?.rank ?? null,
+      popularity: prev?.popularity ?? null,
+    };
+    const relations: Relations = { characters: v.characters as unknown[], staff: v.staff as unknown[], videos, pictures };
+    return { record, relations };
+  },
+  links: (before, after) => linkCounts(linked(before), linked(after), { studio: 'studio', licensor: 'licensor' }),
+};
+
+function yearParam() {
+  return z
+    .string()
+    .regex(/^\d{4}$/, 'Must be a year between 1900 and 2100.')
+    .refine((v) => Number(v) >= 1900 && Number(v) <= 2100, 'Must be a year between 1900 and 2100.')
+    .optional();
+}
