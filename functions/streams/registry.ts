@@ -6,6 +6,7 @@
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { KeyPattern as PartitionKeyPattern } from '../../shared/db/key-patterns.js';
+import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -16,8 +17,8 @@ export type KeyPattern = { equals: string } | { prefix: string };
 export interface StreamFilter {
   /** The record kinds delivered. */
   events: readonly StreamEventName[];
-  /** Patterns on the item's key attributes (`pk`, `sk`); all must match. */
-  keys: Readonly<Record<string, KeyPattern>>;
+  /** Patterns on the item's key attributes (`pk`, `sk`); all must match (a list: any of its patterns). */
+  keys: Readonly<Record<string, KeyPattern | readonly KeyPattern[]>>;
 }
 
 export interface StreamConsumerDecl {
@@ -54,15 +55,27 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     sendsMail: true,
     keys: DELIVERY_KEYS,
   },
+  {
+    name: 'catalogue',
+    entry: 'functions/streams/catalogue.ts',
+    description: 'Keeps derived catalogue items in step: list sizes of the catalogue index, taxonomy orderings after count changes',
+    filter: {
+      events: ['INSERT', 'MODIFY', 'REMOVE'],
+      keys: { pk: CATALOGUE_STREAM.prefixes.map((prefix) => ({ prefix })) },
+    },
+    batchSize: 100,
+    retryAttempts: 5,
+    keys: CATALOGUE_STREAM.keys,
+  },
 ];
 
 /** True when `record` passes `filter` (what the event source mapping's filter criteria do). */
 export function matchesFilter(filter: StreamFilter, record: DynamoDBRecord): boolean {
   if (!record.eventName || !filter.events.includes(record.eventName)) return false;
   const keys = record.dynamodb?.Keys ?? {};
-  return Object.entries(filter.keys).every(([name, pattern]) => {
+  return Object.entries(filter.keys).every(([name, patterns]) => {
     const value = keys[name]?.S;
     if (value === undefined) return false;
-    return 'equals' in pattern ? value === pattern.equals : value.startsWith(pattern.prefix);
+    return ([] as KeyPattern[]).concat(patterns).some((p) => ('equals' in p ? value === p.equals : value.startsWith(p.prefix)));
   });
 }

@@ -19,7 +19,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EventSourceMapping, FilterCriteria, FilterRule, StartingPosition, type IEventSourceDlq } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { StreamConsumerDecl, StreamFilter } from '../../functions/streams/registry.js';
+import type { KeyPattern, StreamConsumerDecl, StreamFilter } from '../../functions/streams/registry.js';
 import { TABLE_READ, TABLE_WRITE } from './access.js';
 import type { MailIdentity } from './email.js';
 import { CatalogueFunction, ENV, tableStatement } from './function.js';
@@ -51,7 +51,10 @@ export interface StreamConsumersProps {
 /** The mapping's filter pattern for a declared filter. */
 export function filterPattern(filter: StreamFilter): Record<string, unknown> {
   const keys = Object.fromEntries(
-    Object.entries(filter.keys).map(([name, p]) => [name, { S: 'equals' in p ? FilterRule.isEqual(p.equals) : FilterRule.beginsWith(p.prefix) }]),
+    Object.entries(filter.keys).map(([name, patterns]) => [
+      name,
+      { S: ([] as KeyPattern[]).concat(patterns).flatMap((p) => ('equals' in p ? FilterRule.isEqual(p.equals) : FilterRule.beginsWith(p.prefix))) },
+    ]),
   );
   return { eventName: FilterRule.or(...filter.events), dynamodb: { Keys: keys } };
 }

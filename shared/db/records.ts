@@ -377,6 +377,19 @@ export interface ListRequest {
   orPrefix?: { attribute: string; prefix: string };
 }
 
+/**
+ * Brings a record's ordering entries in line with its stored state after a change that did not
+ * rewrite them (a count changed by a linked title's write, titles.ts): the entries of `before`
+ * that `after` no longer has are deleted and those of `after` written. Idempotent; applied by
+ * the catalogue stream consumer in the order of the record's changes.
+ */
+export function reorderPlan<R extends BaseRecord>(def: EntityDef<R>, before: R, after: R): object[] {
+  const now = orderingItems(def, after);
+  const keep = new Set(now.map((i) => `${String(i.pk)}\u0000${String(i.sk)}`));
+  const gone = orderingItems(def, before).filter((i) => !keep.has(`${String(i.pk)}\u0000${String(i.sk)}`));
+  return [...gone.map((i) => del({ pk: String(i.pk), sk: String(i.sk) })), ...now.map((i) => put(i))];
+}
+
 export async function listRecords<R extends BaseRecord>(def: EntityDef<R>, req: ListRequest): Promise<IndexPage<R>> {
   if (!Object.hasOwn(def.orderings, req.ordering)) throw new Error(`unknown ordering ${req.ordering} for ${def.kind}`);
   return queryIndexPage(

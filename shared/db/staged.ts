@@ -17,10 +17,12 @@
 import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Item, ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
-import { cancellationReasons, retryOnConflict } from './errors.js';
+import { cancellationReasons, isTransactionConflict, retryOnConflict } from './errors.js';
 import { commit, type WritePlan } from './records.js';
 
 const MAX_ITEMS = 100;
+/** JSON bytes of operations per journal item (DynamoDB's item limit is 400 KB). */
+const JOURNAL_BYTES = 300_000;
 
 export interface JournalEntry {
   key: ItemKey;
@@ -37,21 +39,34 @@ export function journalOf(items: readonly Item[]): JournalEntry[] {
     .map((i) => ({ key: { pk: String(i.pk), sk: String(i.sk) }, rev: Number(i.rev), ops: i.ops as object[] }));
 }
 
-/** Applies one journal batch (exactly once: the journal item's deletion is part of it). */
+/**
+ * Applies one journal batch (exactly once: the journal item's deletion is part of it). An
+ * operation whose condition fails (a lost link whose record is gone, titles.ts) is dropped and
+ * the rest applied.
+ */
 async function applyBatch(entry: JournalEntry): Promise<void> {
   const remove = {
     Delete: { TableName: tableName(), Key: entry.key, ConditionExpression: 'attribute_exists(pk)' },
   };
-  await retryOnConflict(() =>
-    db()
-      .send(new TransactWriteCommand({ TransactItems: [...entry.ops, remove] as never }))
-      .catch((err: unknown) => {
-        const reasons = cancellationReasons(err);
-        // Someone else applied it already.
-        if (reasons?.at(-1)?.Code === 'ConditionalCheckFailed') return;
-        throw err;
-      }),
-  );
+  let ops = entry.ops;
+  for (;;) {
+    const failed = await retryOnConflict(() =>
+      db()
+        .send(new TransactWriteCommand({ TransactItems: [...ops, remove] as never }))
+        .then(() => null)
+        .catch((err: unknown) => {
+          const reasons = cancellationReasons(err);
+          if (!reasons || isTransactionConflict(err)) throw err;
+          return reasons;
+        }),
+    );
+    if (failed === null) return;
+    // Someone else applied it already.
+    if (failed.at(-1)?.Code === 'ConditionalCheckFailed') return;
+    const gone = new Set(failed.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' && i < ops.length ? [i] : [])));
+    if (gone.size === 0) throw Object.assign(new Error('journal batch cancelled'), { name: 'TransactionCanceledException', CancellationReasons: failed });
+    ops = ops.filter((_, i) => !gone.has(i));
+  }
 }
 
 /**
@@ -72,10 +87,23 @@ export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: s
     await commit(main, rest);
     return;
   }
+  // Batches of at most 99 operations (one transaction with the journal item's deletion) and
+  // JOURNAL_BYTES of JSON (a journal item is at most 400 KB).
   const entries: JournalEntry[] = [];
-  for (let i = 0; i < rest.items.length; i += MAX_ITEMS - 1) {
-    entries.push({ key: journalKey(recordPk, rev, entries.length), rev, ops: rest.items.slice(i, i + MAX_ITEMS - 1) });
+  let ops: object[] = [];
+  let bytes = 0;
+  const close = () => {
+    if (ops.length > 0) entries.push({ key: journalKey(recordPk, rev, entries.length), rev, ops });
+    ops = [];
+    bytes = 0;
+  };
+  for (const op of rest.items) {
+    const size = Buffer.byteLength(JSON.stringify(op));
+    if (ops.length >= MAX_ITEMS - 1 || bytes + size > JOURNAL_BYTES) close();
+    ops.push(op);
+    bytes += size;
   }
+  close();
   await Promise.all(entries.map((e) => db().send(new PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, ops: e.ops } }))));
   try {
     await commit(main);

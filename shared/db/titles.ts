@@ -216,11 +216,21 @@ export function titleWrite<R extends BaseRecord>(def: TitleDef<R>, before: Store
       else mainEntries.push({ items: [gone], meanings: [null] });
     }
   }
-  for (const link of change.links) mainEntries.push({ items: [linkUpdate(link)], meanings: [link.meaning] });
+  // Gained links must hold with the record (their records must exist); lost ones may follow it
+  // (a gone record is skipped), which keeps the main plan within one transaction at the maxima.
+  const restMeanings: Meaning[] = restItems.map(() => null);
+  for (const link of change.links) {
+    if (Object.values(link.add).some((d) => d > 0)) mainEntries.push({ items: [linkUpdate(link)], meanings: [link.meaning] });
+    else {
+      restItems.push(linkUpdate(link));
+      restMeanings.push(link.meaning);
+    }
+  }
   const index = indexChange(def.index, before?.record ?? null, after);
   for (const key of index.deletes) restItems.push(del(key));
   for (const item of index.puts) restItems.push(put(item));
-  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restItems.map(() => null) }, rev: before ? before.rev + 1 : 1 };
+  while (restMeanings.length < restItems.length) restMeanings.push(null);
+  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1 };
 }
 
 /** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */

@@ -20,6 +20,12 @@ export interface ListOptions {
    * normalised by `normalize` (the users' e-mail search, API.md §4.21.1).
    */
   alsoPrefixOf?: { attribute: string; normalize: (q: string) => string };
+  /**
+   * Pages show the records themselves, read by id after the page's entries: the records hold
+   * counts that linked titles change without rewriting the ordering entries (exact at once,
+   * §3.7), one more call per page.
+   */
+  liveRecords?: boolean;
 }
 
 export interface Resource<R extends BaseRecord = BaseRecord> {

@@ -52,7 +52,7 @@ function genreLikeResource(segment: string, noun: string, entity: typeof genreEn
     writer: 'contributor',
     fields: genreLike,
     read: genreRead,
-    list: { orderings: ['name', 'anime_count', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true },
+    list: { orderings: ['name', 'anime_count', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true, liveRecords: true },
     toRecord: (v, m, prev) => ({
       id: m.id,
       name: v.name as string,
@@ -82,7 +82,7 @@ export const demographics: Resource<DemographicRecord> = {
     created_at: meta.created_at,
     updated_at: meta.updated_at,
   }),
-  list: { orderings: ['name', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true },
+  list: { orderings: ['name', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true, liveRecords: true },
   toRecord: (v, m, prev) => ({
     id: m.id,
     name: v.name as string,
@@ -100,7 +100,7 @@ export const magazines: Resource<MagazineRecord> = {
   writer: 'contributor',
   fields: { name: required(line({ min: 1, max: 255 }), 'Unique, case-insensitively.') },
   read: z.object({ id: meta.id, name: z.string(), manga_count: count, created_at: meta.created_at, updated_at: meta.updated_at }),
-  list: { orderings: ['name', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true },
+  list: { orderings: ['name', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true, liveRecords: true },
   toRecord: (v, m, prev) => ({
     id: m.id,
     name: v.name as string,
@@ -142,6 +142,7 @@ export const producers: Resource<ProducerRecord> = {
     defaultOrdering: 'name',
     search: true,
     filters: { type: enumParam(ProducerType) },
+    liveRecords: true,
   },
   toRecord: (v, m, prev) => ({
     id: m.id,

@@ -2,6 +2,7 @@
  * The operations of the catalogue CRUD pattern (API.md §4.0; declarations in crud-routes.ts).
  * Handlers are one line each (functions/<segment>/<op>.ts).
  */
+import { getItems } from '../db/batch.js';
 import {
   countFromItem,
   countRecords,
@@ -59,11 +60,18 @@ export function listOperation<R extends BaseRecord>(resource: Listing<R>): Op {
       }),
       !exactCount ? null : prefetched !== undefined ? countFromItem(prefetched) : countRecords(resource.entity),
     ]);
-    return pageReply(req, { ...page, items: page.items.map((i) => inShapeOrder(i.value, keys)) }, count);
+    const values = resource.list.liveRecords ? await liveRecords(resource, page.items.map((i) => i.value)) : page.items.map((i) => i.value);
+    return pageReply(req, { ...page, items: values.map((v) => inShapeOrder(v, keys)) }, count);
   };
   // The exact count is read anyway: with a token, together with the caller's auth state.
   op.prefetch = (req) => (criteria(req).exactCount ? [counter] : []);
   return op;
+}
+
+/** The current records of a page's entries (a record deleted meanwhile is left out). */
+async function liveRecords<R extends BaseRecord>(resource: Listing<R>, entries: readonly R[]): Promise<R[]> {
+  const items = await getItems(entries.map((e) => recordKeyOf(resource.entity, e.id)));
+  return items.flatMap((item) => (item ? [storedFromItem<R>(item)!.record] : []));
 }
 
 const idOf = (req: ApiRequest) => (req.params as { id: string }).id;

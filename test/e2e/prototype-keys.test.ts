@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ROUTES } from '../../functions/registry.js';
+import { OPERATIONS, ROUTES } from '../../functions/registry.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { pathParamNames, type RouteDecl } from '../../shared/http/route.js';
 import { JSON_TYPE, KINDS, create, expectErrors, expectJson, expectProblem, minimal, send, uniqueName, type Sent } from '../support/contract.js';
@@ -22,6 +22,15 @@ const REDIRECT = 'https://app.example.org/auth/callback';
 
 let admin: { id: string; auth: Record<string, string> };
 let member: { id: string; username: string };
+/** A minimal valid body of each catalogue collection (created when declared). */
+const CATALOGUE_MINIMAL: Record<string, () => Record<string, unknown>> = {
+  animes: () => ({ name: uniqueName('Anime') }),
+  mangas: () => ({ name: uniqueName('Manga') }),
+  characters: () => ({ name: uniqueName('Character') }),
+  persons: () => ({ name: uniqueName('Person') }),
+  news: () => ({ name: uniqueName('News'), content: 'Text.' }),
+};
+
 /** Existing ids of the collections with `{id}` paths. */
 const ids: Record<string, string> = {};
 
@@ -31,6 +40,11 @@ beforeAll(async () => {
   admin = await server.user('administrator');
   member = await server.user('member');
   for (const k of KINDS) ids[k.segment] = (await create(server, k, admin.auth, minimal(k, uniqueName(k.segment)))).id;
+  // The catalogue collections that are declared, each with a minimal record.
+  const segments = new Set(OPERATIONS.map((r) => r.path.split('/')[2]!));
+  for (const [segment, body] of Object.entries(CATALOGUE_MINIMAL)) {
+    if (segments.has(segment)) ids[segment] = expectJson(await send(server, 'POST', `/api/${segment}/`, { body: body(), headers: admin.auth }), 201).id;
+  }
   const profile = await send(server, 'POST', '/api/profiles/', { body: { user_id: member.id }, headers: admin.auth });
   ids.profiles = expectJson(profile, 201).id;
 });

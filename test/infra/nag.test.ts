@@ -58,8 +58,9 @@ describe('cdk-nag AwsSolutions', () => {
   }
 
   for (const [title, context, expected] of [
-    ['default', {}, []],
-    // The failure queue of the mailer; the distribution (geo restriction, access logs, default certificate).
+    // The failure queues of the stream consumers (the catalogue consumer's always).
+    ['default', {}, ['AwsSolutions-SQS3']],
+    // The failure queue of the mailer too; the distribution (geo restriction, access logs, default certificate).
     ['every optional part', FULL, ['AwsSolutions-CFR1', 'AwsSolutions-CFR3', 'AwsSolutions-CFR4', 'AwsSolutions-SQS3']],
   ] as const) {
     it(`acknowledgements are per resource, with one of the written reasons (${title})`, () => {

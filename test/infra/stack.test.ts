@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../functions/jobs/registry.js';
+import { STREAM_CONSUMERS } from '../../functions/streams/registry.js';
 import { ROUTES } from '../../functions/registry.js';
 import { AUTHORIZER, ROUTE_THROTTLE, ROUTE_THROTTLE_BY_POLICY, routeThrottle, THROTTLE } from '../../infra/api-config.js';
 import { CAPABILITY_GRANTS, capabilitiesOf, routeKeys, TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
@@ -45,7 +46,13 @@ describe('functions', () => {
     const components = fns.map((f) => f.component).filter((c) => c !== undefined);
     expect(components.filter((c) => routeNames.has(c)).sort()).toEqual(ROUTES.map((r) => r.name).sort());
     // Without a sender (no mailFrom): no job or stream consumer that sends e-mail.
-    const others = ['authorizer', 'catch-all', 'signing-keys', ...JOBS.filter((j) => !j.sendsMail).map((j) => `job.${j.name}`)];
+    const others = [
+      'authorizer',
+      'catch-all',
+      'signing-keys',
+      ...JOBS.filter((j) => !j.sendsMail).map((j) => `job.${j.name}`),
+      ...STREAM_CONSUMERS.filter((c) => !c.sendsMail).map((c) => `stream.${c.name}`),
+    ];
     expect(components.filter((c) => !routeNames.has(c)).sort()).toEqual(others.sort());
     expect(new Set(components).size).toBe(components.length);
   });
@@ -462,6 +469,10 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
     mail = synth({ context: { stage: 'dev', mailFrom: 'noreply@example.org', frontendUrl: 'https://app.example.org/' } });
     mailFns = functionsOf(mail);
   });
+  const mailerMapping = () => {
+    const mailer = mailFns.find((f) => f.component === 'stream.mailer')!;
+    return resourcesOf(mail, 'AWS::Lambda::EventSourceMapping').find((m) => JSON.stringify(m.properties.FunctionName).includes(mailer.logicalId))!;
+  };
   afterAll(() => mail?.dispose());
   const identityArn = () => {
     const identity = resourcesOf(mail, 'AWS::SES::EmailIdentity')[0]!;
@@ -474,7 +485,8 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
       expect(f.env[ENV.mailFrom], f.component).toBeUndefined();
       expect(actionsOf(f.statements, 'ses:'), f.component).toEqual([]);
     }
-    expect(resourcesOf(dev, 'AWS::Lambda::EventSourceMapping')).toHaveLength(0);
+    // Only the consumers that send no e-mail read the stream.
+    expect(resourcesOf(dev, 'AWS::Lambda::EventSourceMapping')).toHaveLength(STREAM_CONSUMERS.filter((c) => !c.sendsMail).length);
   });
 
   it('frontendUrl is required with mailFrom and must be a URL', () => {
@@ -512,8 +524,8 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
   it('the mailer reads the table stream: new outbox messages only, partial batch responses, bounded retries', () => {
     const mailer = mailFns.find((f) => f.component === 'stream.mailer')!;
     const mappings = resourcesOf(mail, 'AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(1);
-    const m = mappings[0]!.properties;
+    expect(mappings).toHaveLength(STREAM_CONSUMERS.length);
+    const m = mailerMapping().properties;
     expect(JSON.stringify(m.FunctionName)).toContain(mailer.logicalId);
     expect(m.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalIdOf(mail.stack.table.table), 'StreamArn'] });
     expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
@@ -527,9 +539,9 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
   });
 
   it('the mailer gives up a batch by bisecting, within an hour and the declared retries, into its failure queue', () => {
-    const [mapping] = resourcesOf(mail, 'AWS::Lambda::EventSourceMapping');
+    const mapping = mailerMapping();
     const queue = mail.stack.streams.failures.get('mailer')!.queue;
-    expect(mapping!.properties).toMatchObject({
+    expect(mapping.properties).toMatchObject({
       BisectBatchOnFunctionError: true,
       MaximumRecordAgeInSeconds: MAX_RECORD_AGE.toSeconds(),
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] } } },
@@ -540,13 +552,15 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
   it('the failure queue: encrypted, TLS only, kept 14 days; only the mailer may send to it', () => {
     const queue = mail.stack.streams.failures.get('mailer')!.queue;
     const queues = resourcesOf(mail, 'AWS::SQS::Queue');
-    expect(queues.map((q) => q.logicalId)).toEqual([logicalIdOf(queue)]);
-    expect(queues[0]!.properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    // One failure queue per stream consumer.
+    expect(queues).toHaveLength(STREAM_CONSUMERS.length);
+    const own = queues.find((q) => q.logicalId === logicalIdOf(queue))!;
+    expect(own.properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
     expect(FAILURE_RETENTION.toSeconds()).toBe(1209600);
-    const [policy] = resourcesOf(mail, 'AWS::SQS::QueuePolicy');
-    const deny = asList<any>(policy!.properties.PolicyDocument.Statement).find((st) => st.Effect === 'Deny');
+    const policy = resourcesOf(mail, 'AWS::SQS::QueuePolicy').find((p) => JSON.stringify(p.properties.Queues).includes(logicalIdOf(queue)))!;
+    const deny = asList<any>(policy.properties.PolicyDocument.Statement).find((st) => st.Effect === 'Deny');
     expect(deny.Condition).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
-    const senders = mailFns.filter((f) => actionsOf(f.statements, 'sqs:').length > 0);
+    const senders = mailFns.filter((f) => JSON.stringify(f.statements).includes(logicalIdOf(queue)));
     expect(senders.map((f) => f.component)).toEqual(['stream.mailer']);
     const sqs = senders[0]!.statements.filter((st) => asList(st.Action).some((a) => a.startsWith('sqs:')));
     expect(actionsOf(sqs, 'sqs:')).toEqual(['sqs:SendMessage']);
@@ -556,7 +570,9 @@ describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
   it('alarms: a message in the failure queue, an error of the mailer', () => {
     const queue = mail.stack.streams.failures.get('mailer')!.queue;
     const mailer = mailFns.find((f) => f.component === 'stream.mailer')!;
-    const alarms = resourcesOf(mail, 'AWS::CloudWatch::Alarm').map((a) => a.properties);
+    const alarms = resourcesOf(mail, 'AWS::CloudWatch::Alarm')
+      .map((a) => a.properties)
+      .filter((a) => JSON.stringify(a.Dimensions).includes(logicalIdOf(queue)) || JSON.stringify(a.Dimensions).includes(mailer.logicalId));
     expect(alarms).toHaveLength(2);
     expect(alarms).toEqual(
       expect.arrayContaining([

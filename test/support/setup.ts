@@ -20,7 +20,7 @@ Object.assign(process.env, env, {
   JWT_PRIVATE_SECRET_ID: SECRET_NAMES.jwtPrivate,
   CURSOR_SECRET_ID: SECRET_NAMES.cursor,
   EMAIL_TOKEN_SECRET_ID: SECRET_NAMES.emailToken,
-  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
   MAIL_FROM: 'no-reply@catalogue.test',
   FRONTEND_URL: 'https://app.example.org',
   // Suites register many users and sign in often: the specific rate limits are off unless a

@@ -1,0 +1,46 @@
+/**
+ * What the catalogue stream consumer keeps in step (functions/streams/catalogue.ts), decided
+ * per changed item:
+ *  - a posting of the catalogue index written or removed → its list's size item ±1 (sizes are
+ *    the planner's hints, catalogue-index.ts; a redelivered record may count twice, which costs a
+ *    query plan, never a wrong result);
+ *  - a taxonomy record whose counts a title's write changed (genres, themes, demographics,
+ *    magazines, producers) → its ordering entries move to the new counts (reorderPlan), so
+ *    the `anime_count`/`manga_count` orderings follow within seconds; the counts shown are
+ *    read from the records themselves and are exact at once (shared/http/crud.ts).
+ */
+import { UpdateCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { animeIndex } from './animes.js';
+import type { Item } from './batch.js';
+import { indexKeys, listSizeKeyOf } from './catalogue-index.js';
+import { db, tableName } from './client.js';
+import { reorderPlan, type BaseRecord, type EntityDef } from './records.js';
+import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from './taxonomy.js';
+
+const INDEXED = [animeIndex];
+const COUNTED: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity] as never;
+
+export const CATALOGUE_STREAM = {
+  /** Partition-key prefixes of the items the consumer is given. */
+  prefixes: [...INDEXED.flatMap((d) => [`${d.kind}#P#`, `${d.kind}#W#`]), ...COUNTED.map((e) => `${e.kind}#`)],
+  /** What it writes: list sizes, taxonomy ordering entries. */
+  keys: [...INDEXED.map((d) => indexKeys(d).find((k) => k.includes('#L#'))!), ...COUNTED.map((e) => `${e.kind}#O#*`)],
+};
+
+/** Applies one changed item (old and new images; either may be absent). */
+export async function applyCatalogueChange(keys: Item, before: Item | undefined, after: Item | undefined): Promise<void> {
+  const pk = String(keys.pk);
+  const size = listSizeKeyOf(pk);
+  if (size) {
+    // A posting written (no old image) or removed (no new image); a rewrite changes no size.
+    const d = !before && after ? 1 : before && !after ? -1 : 0;
+    if (d !== 0) {
+      await db().send(new UpdateCommand({ TableName: tableName(), Key: size, UpdateExpression: 'ADD n :d', ExpressionAttributeValues: { ':d': d } }));
+    }
+    return;
+  }
+  const entity = COUNTED.find((e) => pk.startsWith(`${e.kind}#`) && keys.sk === 'R' && pk.split('#').length === 2);
+  if (!entity || !before?.rec || !after?.rec) return;
+  const ops = reorderPlan(entity, before.rec as BaseRecord, after.rec as BaseRecord);
+  for (let i = 0; i < ops.length; i += 100) await db().send(new TransactWriteCommand({ TransactItems: ops.slice(i, i + 100) as never }));
+}

@@ -1,0 +1,77 @@
+/**
+ * An anime write at the contract's maxima of links (20 genres, 20 themes, 10 studios, 30
+ * producers, 10 licensors) with a 255-character Japanese title (≈ 250 word postings): more than
+ * one transaction, so it goes through the staged write (shared/db/staged.ts). It must read back
+ * completely, keep every count exact when it returns, and move them all on a replace.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectJson, send, uniqueName, walk } from '../support/contract.js';
+import { useServer } from '../support/server.js';
+
+const server = useServer();
+let auth: Record<string, string>;
+beforeAll(async () => {
+  auth = (await server.user('contributor')).auth;
+});
+
+async function many(segment: string, n: number, extra: Record<string, unknown> = {}): Promise<{ id: string; name: string }[]> {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(expectJson(await send(server, 'POST', `/api/${segment}/`, { body: { name: uniqueName(segment), ...extra }, headers: auth }), 201));
+  return out;
+}
+
+async function links() {
+  return {
+    genres: await many('genres', 20),
+    themes: await many('themes', 20),
+    studios: await many('producers', 10, { type: 'studio' }),
+    producers: await many('producers', 30, { type: 'network' }),
+    licensors: await many('producers', 10, { type: 'licensor' }),
+  };
+}
+type Links = Awaited<ReturnType<typeof links>>;
+const ids = (l: Links) => ({
+  genre_ids: l.genres.map((g) => g.id),
+  theme_ids: l.themes.map((g) => g.id),
+  studio_ids: l.studios.map((g) => g.id),
+  producer_ids: l.producers.map((g) => g.id),
+  licensor_ids: l.licensors.map((g) => g.id),
+});
+const count = async (segment: string, id: string) => expectJson(await send(server, 'GET', `/api/${segment}/${id}/`), 200).anime_count as number;
+
+describe('a write at the maxima of links', () => {
+  it('creates, reads back, replaces and deletes with every count exact when each write returns', { timeout: 120_000 }, async () => {
+    const first = await links();
+    // 255 distinct-ish kanji and kana: every character starts a word (§1.6), so ~250 word postings.
+    const kana = [...'あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん'];
+    const kanji = [...'進撃巨人魔法少女学園物語鋼錬金術師銀魂鬼滅刃呪術廻戦東京喰種寄生獣蟲師攻殻機動隊新世紀福音戦士'];
+    const name_jpn = Array.from({ length: 255 }, (_, i) => (i % 3 === 0 ? kanji[i % kanji.length] : kana[(i * 7) % kana.length])).join('');
+    const body = { name: uniqueName('Maximal'), name_jpn, ...ids(first) };
+    const a = expectJson(await send(server, 'POST', '/api/animes/', { body, headers: auth }), 201);
+    expect(a.genres).toEqual(first.genres.map(({ id, name }) => ({ id, name })));
+    expect(a.licensors).toHaveLength(10);
+    expect(expectJson(await send(server, 'GET', `/api/animes/${a.id}/`), 200)).toEqual(a);
+    for (const g of [...first.genres, ...first.themes.slice(0, 1)]) expect(await count(g === first.themes[0] ? 'themes' : 'genres', g.id)).toBe(1);
+    for (const p of [...first.studios, ...first.producers, ...first.licensors]) expect(await count('producers', p.id)).toBe(1);
+    // Every index item was written before the write returned: filters and a search in the middle of the title find it.
+    const byGenre = await walk(server, `/api/animes/?genre=${first.genres[19]!.id}&theme=${first.themes[7]!.id}`);
+    expect(byGenre.results.map((r: { id: string }) => r.id)).toEqual([a.id]);
+    const middle = name_jpn.slice(120, 123);
+    const searched = await walk(server, `/api/animes/?q=${encodeURIComponent(middle)}&studio=${first.studios[9]!.id}`);
+    expect(searched.results.map((r: { id: string }) => r.id)).toEqual([a.id]);
+
+    const second = await links();
+    const put = expectJson(await send(server, 'PUT', `/api/animes/${a.id}/`, { body: { name: a.name, name_jpn: 'ちがう', ...ids(second) }, headers: auth }), 200);
+    expect(put.producers).toEqual(second.producers.map(({ id, name }) => ({ id, name })));
+    for (const g of first.genres) expect(await count('genres', g.id)).toBe(0);
+    for (const p of first.licensors) expect(await count('producers', p.id)).toBe(0);
+    for (const p of second.licensors) expect(await count('producers', p.id)).toBe(1);
+    expect((await walk(server, `/api/animes/?genre=${first.genres[0]!.id}`)).results).toEqual([]);
+    expect((await walk(server, `/api/animes/?q=${encodeURIComponent(middle)}`)).results.map((r: { id: string }) => r.id)).not.toContain(a.id);
+
+    expect((await send(server, 'DELETE', `/api/animes/${a.id}/`, { headers: auth })).status).toBe(204);
+    for (const g of second.genres) expect(await count('genres', g.id)).toBe(0);
+    for (const p of second.studios) expect(await count('producers', p.id)).toBe(0);
+    expect((await walk(server, `/api/animes/?genre=${second.genres[0]!.id}`)).results).toEqual([]);
+  });
+});
