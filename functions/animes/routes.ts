@@ -1,6 +1,28 @@
-/** The operations on /api/animes/ (API.md §4.0 catalogue CRUD pattern, §4.1.1). */
+/** The operations on /api/animes/ (API.md §4.0 catalogue CRUD pattern, §4.1.1, §4.1.2). */
+import { animeTitle } from '../../shared/db/animes.js';
+import { titleKeys } from '../../shared/db/titles.js';
 import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { animes } from '../../shared/domain/animes.js';
+import { mediaOrderings, pictureRead, videoFilters, videoRead } from '../../shared/domain/media.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
+import * as z from 'zod';
 
-export const routes = crudRoutes({ ...animes, keys: TITLE_KEYS.anime });
+const OWN = [titleKeys(animeTitle)];
+
+export const routes = {
+  ...crudRoutes({ ...animes, keys: TITLE_KEYS.anime }),
+  videos: defineRoute({
+    name: 'animes.videos', method: 'GET', path: '/api/animes/{id}/videos/', access: 'public',
+    summary: "List an anime's videos",
+    query: z.object({ ordering: orderingParam(mediaOrderings, 'position'), ...videoFilters }),
+    response: { status: 200, schema: videoRead, page: true, fields: Object.keys(videoRead.shape) }, errors: ['not-found'], keys: OWN,
+  }),
+  pictures: defineRoute({
+    name: 'animes.pictures', method: 'GET', path: '/api/animes/{id}/pictures/', access: 'public',
+    summary: "List an anime's pictures",
+    query: z.object({ ordering: orderingParam(mediaOrderings, 'position') }),
+    response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], keys: OWN,
+  }),
+};

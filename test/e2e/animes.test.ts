@@ -135,3 +135,57 @@ describe('list', () => {
     expect(page.count).toBe(all.results.length);
   });
 });
+
+describe('videos/ and pictures/', () => {
+  it('lists written videos by position (default), created_at and kind, count exact; 404 for an unknown anime', async () => {
+    const videos = [
+      { title: 'A', url: 'https://v.example/a', kind: 'promo' },
+      { title: 'B', url: 'https://v.example/b', kind: 'trailer' },
+      { title: 'C', url: 'https://v.example/c' },
+    ];
+    const a = expectJson(await post('/api/animes/', anime({ videos })), 201);
+    const all = await walk(server, `/api/animes/${a.id}/videos/?limit=2`);
+    expect(all.results.map((v: { title: string }) => v.title)).toEqual(['A', 'B', 'C']);
+    expect(all.pages[0]!.body.count).toBe(3);
+    expect(Object.keys(all.results[0]).sort()).toEqual(['created_at', 'id', 'kind', 'title', 'updated_at', 'url']);
+    expect((await walk(server, `/api/animes/${a.id}/videos/?ordering=-position`)).results.map((v: { title: string }) => v.title)).toEqual(['C', 'B', 'A']);
+    const trailers = await get(`/api/animes/${a.id}/videos/?kind=trailer`);
+    expect(trailers.count).toBe(1);
+    expect(trailers.results[0].title).toBe('B');
+    expectProblem(await send(server, 'GET', '/api/animes/unknownanimeid/videos/'), 404, 'not-found');
+    expectErrors(await send(server, 'GET', `/api/animes/${a.id}/videos/?kind=bogus`), 400, 'invalid-query', ['kind']);
+  });
+
+  it('pictures keep id and created_at by url across writes; removed ones are gone; a deleted anime → 404', async () => {
+    const a = expectJson(await post('/api/animes/', anime({ pictures: [{ url: 'https://p.example/1' }, { url: 'https://p.example/2', name: 'two' }] })), 201);
+    const before = (await get(`/api/animes/${a.id}/pictures/`)).results;
+    expect(before.map((p: { name: string; width: null }) => [p.name, p.width])).toEqual([['', null], ['two', null]]);
+    const patch = await send(server, 'PATCH', `/api/animes/${a.id}/`, { body: { pictures: [{ url: 'https://p.example/3' }, { url: 'https://p.example/2', name: 'deux' }] }, headers: auth });
+    expectJson(patch, 200);
+    const after = (await get(`/api/animes/${a.id}/pictures/`)).results;
+    expect(after.map((p: { url: string }) => p.url)).toEqual(['https://p.example/3', 'https://p.example/2']);
+    expect(after[1]).toMatchObject({ id: before[1].id, created_at: before[1].created_at, name: 'deux' });
+    expect(after[1].updated_at > before[1].updated_at).toBe(true);
+    expect(after.map((p: { id: string }) => p.id)).not.toContain(before[0].id);
+    expect((await send(server, 'DELETE', `/api/animes/${a.id}/`, { headers: auth })).status).toBe(204);
+    expectProblem(await send(server, 'GET', `/api/animes/${a.id}/pictures/`), 404, 'not-found');
+  });
+});
+
+describe('taxonomy counts on their lists', () => {
+  it('a genre page shows its anime_count at once; the anime_count ordering follows within seconds', async () => {
+    const g = await taxonomy('genres');
+    expectJson(await post('/api/animes/', anime({ genre_ids: [g.id] })), 201);
+    expectJson(await post('/api/animes/', anime({ genre_ids: [g.id] })), 201);
+    const page = await get(`/api/genres/?q=${encodeURIComponent(g.name)}`);
+    expect(page.results.find((r: { id: string }) => r.id === g.id).anime_count).toBe(2);
+    for (let i = 0; ; i++) {
+      const top = await get('/api/genres/?ordering=-anime_count&limit=100');
+      const mine = top.results.findIndex((r: { id: string }) => r.id === g.id);
+      const before = top.results.slice(0, Math.max(mine, 0));
+      if (mine >= 0 && before.every((r: { anime_count: number }) => r.anime_count >= 2)) break;
+      if (i > 100) throw new Error('the anime_count ordering did not follow');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+});
