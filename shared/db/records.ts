@@ -196,11 +196,12 @@ function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r
   return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...carried };
 }
 
-export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): WritePlan {
+/** `extra`: attributes of the record item itself that are not the record (e.g. a title's write id, staged.ts). */
+export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>, extra: Item = {}): WritePlan {
   const d = anyDef(def);
   const sw = searchText(def.searchFields?.(r) ?? []);
   return plan([
-    [put({ ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, NEW), { what: 'record', kind: def.kind }],
+    [put({ ...extra, ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, NEW), { what: 'record', kind: def.kind }],
     ...(def.unique ?? []).map((u): [object, Meaning] => [put(claimItem(def, u, r, 1, priv), NEW), { what: 'unique', field: u.field, message: u.message }]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [put(item), null]),
     [count(d, 1), null],
@@ -221,12 +222,13 @@ export function replacePlan<R extends BaseRecord>(
   before: Stored<R>,
   after: R,
   priv: Record<string, unknown> | undefined = before.priv,
+  extra: Item = {},
 ): WritePlan {
   const d = anyDef(def);
   const rekeyed = after.id !== before.record.id;
   const rev = rekeyed ? 1 : before.rev + 1;
   const sw = searchText(def.searchFields?.(after) ?? []);
-  const record = { ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) };
+  const record = { ...extra, ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) };
   const entries: [object, Meaning][] = rekeyed
     ? [
         [del(recordKey(d, before.record.id), AT_REV(before.rev)), { what: 'record', kind: def.kind }],

@@ -6,7 +6,8 @@
  * `rest` plan of unconditional follow-ups (index entries, chunk deletions). When both fit in one
  * transaction they are committed together. Otherwise:
  *  1. the rest is cut into batches of at most 99 items and each batch is saved in a journal item
- *     beside the record (`<record pk>` / `J#<rev>#<n>`), inert until the record has that revision;
+ *     beside the record (`<record pk>` / `J#<rev>#<write>#<n>`), inert until the record has that
+ *     revision by that write (the record item names the write that made it: `write`);
  *  2. the main plan is committed (on failure the journal items are deleted and the error thrown);
  *  3. each batch is applied in a transaction that also deletes its journal item (condition: it
  *     still exists), so a batch is applied exactly once even if two writers finish it at once.
@@ -27,16 +28,21 @@ const JOURNAL_BYTES = 300_000;
 export interface JournalEntry {
   key: ItemKey;
   rev: number;
+  /** The write that staged it (the record item names the write of its revision: `write`). */
+  write: string;
   ops: object[];
 }
 
-const journalKey = (recordPk: string, rev: number, n: number): ItemKey => ({ pk: recordPk, sk: `J#${String(rev).padStart(10, '0')}#${n}` });
+const journalKey = (recordPk: string, rev: number, write: string, n: number): ItemKey => ({
+  pk: recordPk,
+  sk: `J#${String(rev).padStart(10, '0')}#${write}#${n}`,
+});
 
 /** Journal entries among the items of a record's partition. */
 export function journalOf(items: readonly Item[]): JournalEntry[] {
   return items
     .filter((i) => String(i.sk).startsWith('J#'))
-    .map((i) => ({ key: { pk: String(i.pk), sk: String(i.sk) }, rev: Number(i.rev), ops: i.ops as object[] }));
+    .map((i) => ({ key: { pk: String(i.pk), sk: String(i.sk) }, rev: Number(i.rev), write: String(i.write), ops: i.ops as object[] }));
 }
 
 /**
@@ -71,29 +77,32 @@ async function applyBatch(entry: JournalEntry): Promise<void> {
 
 /**
  * Brings a record's derived items up to date before it is written again: applies the journal
- * of its current revision `rev` and drops journals of revisions that never committed.
+ * of the write that made its current revision (`rev`, `write`), drops journals of writes that
+ * never committed (an older revision, or the current one by another write) and leaves those of
+ * later revisions, which may belong to a write in flight. True when it applied anything.
  */
-export async function finishJournal(entries: readonly JournalEntry[], rev: number): Promise<boolean> {
+export async function finishJournal(entries: readonly JournalEntry[], rev: number, write: string | undefined): Promise<boolean> {
+  let applied = false;
   for (const e of entries) {
-    if (e.rev === rev) await applyBatch(e);
-    else await db().send(new DeleteCommand({ TableName: tableName(), Key: e.key }));
+    if (e.rev === rev && e.write === write) {
+      await applyBatch(e);
+      applied = true;
+    } else if (e.rev <= rev) await db().send(new DeleteCommand({ TableName: tableName(), Key: e.key }));
   }
-  return entries.length > 0;
+  return applied;
 }
 
-/** Commits `main` and `rest` (see above); `recordPk` and `rev` name the record's new revision. */
-export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: string, rev: number): Promise<void> {
-  if (main.items.length + rest.items.length <= MAX_ITEMS) {
-    await commit(main, rest);
-    return;
-  }
-  // Batches of at most 99 operations (one transaction with the journal item's deletion) and
-  // JOURNAL_BYTES of JSON (a journal item is at most 400 KB).
+/**
+ * Step 1: cuts `rest` into batches of at most 99 operations (one transaction with the journal
+ * item's deletion) and JOURNAL_BYTES of JSON (a journal item is at most 400 KB), and saves
+ * each in a journal item of revision `rev`.
+ */
+export async function stageJournal(rest: WritePlan, recordPk: string, rev: number, write: string): Promise<JournalEntry[]> {
   const entries: JournalEntry[] = [];
   let ops: object[] = [];
   let bytes = 0;
   const close = () => {
-    if (ops.length > 0) entries.push({ key: journalKey(recordPk, rev, entries.length), rev, ops });
+    if (ops.length > 0) entries.push({ key: journalKey(recordPk, rev, write, entries.length), rev, write, ops });
     ops = [];
     bytes = 0;
   };
@@ -104,7 +113,20 @@ export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: s
     bytes += size;
   }
   close();
-  await Promise.all(entries.map((e) => db().send(new PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, ops: e.ops } }))));
+  await Promise.all(entries.map((e) => db().send(new PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, write: e.write, ops: e.ops } }))));
+  return entries;
+}
+
+/**
+ * Commits `main` and `rest` (see above); `recordPk`, `rev` and `write` name the record's new
+ * revision and the write (the main plan's record item carries `write`).
+ */
+export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: string, rev: number, write: string): Promise<void> {
+  if (main.items.length + rest.items.length <= MAX_ITEMS) {
+    await commit(main, rest);
+    return;
+  }
+  const entries = await stageJournal(rest, recordPk, rev, write);
   try {
     await commit(main);
   } catch (err) {

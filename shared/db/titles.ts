@@ -20,6 +20,7 @@ import type { Item, ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { indexChange, type IndexDef } from './catalogue-index.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Stored, type WritePlan } from './records.js';
+import { newId } from '../ids.js';
 import { journalOf, type JournalEntry } from './staged.js';
 
 /** Bytes of entries per chunk item (DynamoDB's item limit is 400 KB). */
@@ -39,6 +40,8 @@ export interface StoredTitle<R> extends Stored<R> {
   /** How many chunk items each relation has now. */
   chunkCounts: Record<string, number>;
   journal: JournalEntry[];
+  /** The write that made this revision (its journal, staged.ts). */
+  write?: string;
 }
 
 const recordPk = (kind: string, id: string) => `${kind}#${id}`;
@@ -104,6 +107,7 @@ export async function loadTitle<R extends BaseRecord>(def: TitleDef<R>, id: stri
     relations,
     chunkCounts,
     journal: journalOf(items),
+    ...(record.write ? { write: String(record.write) } : {}),
   };
 }
 
@@ -194,12 +198,17 @@ export interface TitleChange<R> {
  * everything whose conditions must hold together) and `rest` (index entries and chunk deletions,
  * unconditional). `before` is the stored title (null: a creation); `after` null: a deletion.
  */
-export function titleWrite<R extends BaseRecord>(def: TitleDef<R>, before: StoredTitle<R> | null, change: TitleChange<R>): { main: WritePlan; rest: WritePlan; rev: number } {
+export function titleWrite<R extends BaseRecord>(
+  def: TitleDef<R>,
+  before: StoredTitle<R> | null,
+  change: TitleChange<R>,
+): { main: WritePlan; rest: WritePlan; rev: number; pk: string; write: string } {
   const { entity } = def;
   const { after } = change;
   const id = (after ?? before?.record)!.id;
   const pk = recordPk(entity.kind, id);
-  const recordPlan = !before ? createPlan(entity, after!) : after ? replacePlan(entity, before, after) : deletePlan(entity, before);
+  const write = newId();
+  const recordPlan = !before ? createPlan(entity, after!, undefined, { write }) : after ? replacePlan(entity, before, after, before.priv, { write }) : deletePlan(entity, before);
   const mainEntries: WritePlan[] = [recordPlan];
   const restItems: object[] = [];
   for (const relation of def.relations) {
@@ -230,7 +239,7 @@ export function titleWrite<R extends BaseRecord>(def: TitleDef<R>, before: Store
   for (const key of index.deletes) restItems.push(del(key));
   for (const item of index.puts) restItems.push(put(item));
   while (restMeanings.length < restItems.length) restMeanings.push(null);
-  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1 };
+  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
 }
 
 /** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */

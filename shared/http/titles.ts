@@ -104,7 +104,7 @@ export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Oper
 /** Reads a title for a change: 404 when absent; a journal left by an interrupted write is finished first. */
 async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<StoredTitle<R>> {
   let stored = await loadTitle(resource.title, id);
-  if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev))) stored = await loadTitle(resource.title, id);
+  if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev, stored.write))) stored = await loadTitle(resource.title, id);
   if (!stored) throw notFound(`No ${resource.noun} with this id.`);
   return { ...stored, record: inShapeOrder(stored.record, Object.keys(resource.read.shape)) };
 }
@@ -123,9 +123,8 @@ async function write<R extends BaseRecord>(
     if (change === 'done') return;
     const links = resource.links(change.before?.record ?? null, change.after).filter((l) => !skip.has(`${l.key.pk}`));
     const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
-    const id = (change.after ?? change.before!.record).id;
     try {
-      await commitStaged(plan.main, plan.rest, `${resource.title.entity.kind}#${id}`, plan.rev);
+      await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
       return;
     } catch (err) {
       if (err instanceof GoneLink) skip.add(err.key);
