@@ -1084,7 +1084,7 @@ function demographic(i: number): TaxonomyWrite {
   return { name, description: `Titles published for the ${name} readership.` };
 }
 
-/** Producer and magazine names, unique, computed once per catalogue. */
+/** The producers' names (English and Japanese), unique, computed once per catalogue. */
 function producerNames(ctx: Ctx): Word[] {
   const r = rng(ctx, 'producer-names');
   const seen = new Set<string>();
@@ -1123,6 +1123,7 @@ function producer(ctx: Ctx, names: readonly Word[], i: number): ProducerWrite {
   };
 }
 
+/** The magazines' names, unique, computed once per catalogue. */
 function magazineNames(ctx: Ctx): string[] {
   const r = rng(ctx, 'magazine-names');
   const seen = new Set<string>();

@@ -110,9 +110,11 @@ export interface ListSpec<T> {
 }
 
 /** Every record of the list, in order: filtered by `q` and `where`, ordered by the key, `null`
- * last in both directions, ties by `id` ascending. */
+ * last in both directions, ties by `id` ascending. A `q` of more than 100 characters or 10 terms
+ * has no list (the service answers 400): it throws. */
 export function referenceList<T extends { id: string }>(records: readonly T[], spec: ListSpec<T>): T[] {
   const queryTerms = spec.q === undefined ? [] : terms(spec.q);
+  if (spec.q !== undefined && ([...spec.q].length > 100 || queryTerms.length > 10)) throw new RangeError(`q is invalid (400): ${spec.q}`);
   const { value, text, descending } = spec.ordering;
   const kept = records.filter((r) => (spec.where?.(r) ?? true) && (queryTerms.length === 0 || matches(spec.searchFields(r), queryTerms)));
   const keyed = kept.map((r) => {

@@ -125,6 +125,12 @@ describe('referenceList', () => {
     expect(list({ value: (r) => r.name, text: true }, '!!')).toHaveLength(5);
   });
 
+  it('has no list for a q the service refuses', () => {
+    expect(list({ value: (r) => r.name, text: true }, 'a '.repeat(10))).toEqual(['b', 'd']);
+    expect(() => list({ value: (r) => r.name, text: true }, 'a '.repeat(11))).toThrow(RangeError);
+    expect(() => list({ value: (r) => r.name, text: true }, '!'.repeat(101))).toThrow(RangeError);
+  });
+
   it('compares astral characters by code point, for text keys and ids alike', () => {
     const astral: Rec[] = [
       { id: '2', name: '😀', score: null, date: '𝒜' },
