@@ -280,6 +280,8 @@ export async function queryIndex<R extends BaseRecord>(
     check?: (items: (Item | null)[]) => void;
     /** How to read the first call's items (e.g. with items already read for the request). */
     read?: (keys: readonly ItemKey[]) => Promise<(Item | null)[]>;
+    /** The largest list read whole (default DRIVER_MAX; tests set 0 to make every query walk). */
+    driverMax?: number;
   } = {},
 ): Promise<IndexResult> {
   const d = any(def);
@@ -304,7 +306,7 @@ export async function queryIndex<R extends BaseRecord>(
   // walked instead, so a wrong size costs a call, never a wrong result.
   const smallest = listSizes.sort((a, b) => a.n - b.n)[0];
 
-  if (smallest && smallest.n <= DRIVER_MAX) {
+  if (smallest && smallest.n <= (first.driverMax ?? DRIVER_MAX)) {
     const postings = await readList(listPk(d, smallest.list));
     calls++;
     if (postings) {
