@@ -31,6 +31,9 @@ beforeAll(async () => {
   admin = await server.user('administrator');
   member = await server.user('member');
   for (const k of KINDS) ids[k.segment] = (await create(server, k, admin.auth, minimal(k, uniqueName(k.segment)))).id;
+  for (const segment of ['animes', 'characters', 'persons']) {
+    ids[segment] = expectJson(await send(server, 'POST', `/api/${segment}/`, { body: { name: uniqueName(segment) }, headers: admin.auth }), 201).id;
+  }
   const profile = await send(server, 'POST', '/api/profiles/', { body: { user_id: member.id }, headers: admin.auth });
   ids.profiles = expectJson(profile, 201).id;
 });
