@@ -1,6 +1,6 @@
 /**
- * Storage of the catalogue's large records — animes now, mangas next — whose writes carry
- * relations (docs/data-model.md "Catalogue titles"):
+ * Storage of the catalogue's large records — animes, characters and persons now, mangas next —
+ * whose writes may carry relations (docs/data-model.md "Catalogue titles"):
  *
  *   record         pk = K#<id>                 sk = R         { rec, rev, sw, kind } (records.ts)
  *   name claim     pk = K#U#name#<key>         sk = U         { id }                 (records.ts)

@@ -2,16 +2,16 @@
  * Animes (API.md §3.3, §4.1.1): write shape, read shape, list options, and how a write becomes a
  * stored record — derived fields (`season`, `year`, `trailer_url`), references checked against
  * the records they name (§1.2 "References"), videos and pictures keeping their ids by `url`
- * (§3.2), and the counts of linked genres, themes and producers (§3.7).
+ * (§3.2, media.ts), and the counts of linked genres, themes and producers (§3.7).
  */
 import * as z from 'zod';
 import { animeTitle, type AnimeRecord, type Ref } from '../db/animes.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
 import { enumParam, idParam, scoreParam } from '../http/schemas.js';
-import { newId } from '../ids.js';
 import { AnimeMediaType, AnimeSource, AnimeStatus, BroadcastDay, CharacterRole, Language, Rating, Season, VideoKind } from './enums.js';
 import { date, distinctList, id, idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
+import { keepByUrl, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
 import { checkReferences, linkCounts, type Reference } from './references.js';
 import type { TitleResource } from './title-resource.js';
 
@@ -63,14 +63,6 @@ const videoWrite = z.strictObject({
     .optional()
     .transform((v) => v ?? 'other'),
 });
-export const pictureWrite = z.strictObject({
-  url: url(),
-  name: line({ max: 100 })
-    .nullable()
-    .optional()
-    .transform((v) => v ?? ''),
-});
-
 const names = distinctList(line({ min: 1, max: 255 }), { max: 20, message: 'Duplicate name.' });
 
 export const animeFields = {
@@ -99,7 +91,7 @@ export const animeFields = {
   characters: optional(distinctList(characterWrite, { max: 500, key: (c) => c.character_id, field: 'character_id', message: 'Duplicate character.' }), () => []),
   staff: optional(distinctList(staffWrite, { max: 300, key: (s) => s.person_id, field: 'person_id', message: 'Duplicate person.' }), () => []),
   videos: optional(distinctList(videoWrite, { max: 50, key: (v) => v.url, field: 'url', message: 'Duplicate URL.' }), () => []),
-  pictures: optional(distinctList(pictureWrite, { max: 100, key: (p) => p.url, field: 'url', message: 'Duplicate URL.' }), () => []),
+  pictures: picturesField,
 };
 
 const stamp = { id: z.string(), created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) };
@@ -159,35 +151,6 @@ interface Video {
   kind: string;
   created_at: string;
   updated_at: string;
-}
-interface Picture {
-  id: string;
-  name: string;
-  url: string;
-  width: number | null;
-  height: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/**
- * §3.2: entries whose `url` matches a stored entry keep its `id` and `created_at` (and
- * `updated_at` unless a field changed); the others are new records.
- */
-export function keepByUrl<T extends { id: string; url: string; created_at: string; updated_at: string }>(
-  written: readonly Record<string, unknown>[],
-  stored: readonly T[],
-  at: string,
-  fresh: (w: Record<string, unknown>) => Omit<T, 'id' | 'created_at' | 'updated_at'>,
-): T[] {
-  const byUrl = new Map(stored.map((s) => [s.url, s]));
-  return written.map((w) => {
-    const values = fresh(w);
-    const old = byUrl.get(w.url as string);
-    if (!old) return { id: newId(), ...values, created_at: at, updated_at: at } as unknown as T;
-    const same = Object.entries(values).every(([k, v]) => JSON.stringify((old as Record<string, unknown>)[k]) === JSON.stringify(v));
-    return { ...old, ...values, updated_at: same ? old.updated_at : at } as T;
-  });
 }
 
 /** The references of an anime's write, each at its field path. */
@@ -278,7 +241,7 @@ export const animes: TitleResource<AnimeRecord> = {
     characters: rel.characters,
     staff: rel.staff,
     videos: (rel.videos as Video[]).map((x) => ({ title: x.title, url: x.url, kind: x.kind })),
-    pictures: (rel.pictures as Picture[]).map((x) => ({ url: x.url, name: x.name })),
+    pictures: writtenPictures(rel.pictures as Picture[]),
   }),
   async build(v, meta, before) {
     const errors = crossFieldErrors(v);
@@ -291,10 +254,7 @@ export const animes: TitleResource<AnimeRecord> = {
       url: w.url as string,
       kind: w.kind as string,
     }));
-    const pictures = keepByUrl<Picture>(v.pictures as Record<string, unknown>[], (before?.relations.pictures ?? []) as Picture[], meta.updated_at, (w) => {
-      const old = (before?.relations.pictures as Picture[] | undefined)?.find((p) => p.url === w.url);
-      return { name: w.name as string, url: w.url as string, width: old?.width ?? null, height: old?.height ?? null };
-    });
+    const pictures = keepPictures(v.pictures as Record<string, unknown>[], (before?.relations.pictures ?? []) as Picture[], meta.updated_at);
     const prev = before?.record;
     const record: AnimeRecord = {
       id: meta.id,

@@ -10,6 +10,7 @@ export const Rating = ['g', 'pg', 'pg13', 'r', 'rplus', 'rx'] as const;
 export const Season = ['winter', 'spring', 'summer', 'fall'] as const;
 export const BroadcastDay = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'other'] as const;
 export const CharacterRole = ['main', 'supporting'] as const;
+export const PersonCategory = ['director', 'voice_actor', 'artist', 'writer', 'producer', 'other'] as const;
 export const Language = ['japanese', 'english', 'spanish', 'french', 'german', 'italian', 'portuguese', 'korean', 'chinese'] as const;
 export const VideoKind = ['trailer', 'promo', 'music_video', 'other'] as const;
 export const ProducerRole = ['studio', 'producer', 'licensor'] as const;

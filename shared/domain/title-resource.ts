@@ -1,7 +1,8 @@
 /**
- * A catalogue title as the operations see it (animes, mangas; API.md §4.0, §4.1, §4.7): its
- * storage (shared/db/titles.ts), write and read shapes, list options, and how a write becomes a
- * stored record with its relations and the count changes of the records it links.
+ * A large catalogue entity as the operations see it (animes, mangas, characters, persons; API.md
+ * §4.0, §4.1, §4.2, §4.7, §4.9): its storage (shared/db/titles.ts), write and read shapes, list
+ * options, and how a write becomes a stored record with its relations and the count changes of
+ * the records it links.
  */
 import type { z } from 'zod';
 import type { Role } from '../auth/roles.js';
@@ -28,7 +29,13 @@ export interface TitleResource<R extends BaseRecord> {
   title: TitleDef<R>;
   writer: Role;
   fields: FieldSpecs;
+  /** The detail shape. */
   read: z.ZodObject;
+  /**
+   * The list item shape where it is not the detail: the detail without its reverse views (a
+   * character's `animes`, `mangas`, `voices`; shared/http/titles.ts detailOf).
+   */
+  listRead?: z.ZodObject;
   list: TitleListOptions;
   /** The writable values of a stored title (what a PATCH starts from). */
   writable(r: R, relations: Relations): Record<string, unknown>;
@@ -38,8 +45,8 @@ export interface TitleResource<R extends BaseRecord> {
     meta: { id: string; created_at: string; updated_at: string },
     before: StoredTitle<R> | null,
   ): Promise<{ errors: FieldErrors } | { record: R; relations: Relations }>;
-  /** The count changes of linked records when a title changes from `before` to `after`. */
-  links(before: R | null, after: R | null): LinkCount[];
+  /** The count changes of linked records when a title changes from `before` to `after` (absent: it links none). */
+  links?(before: R | null, after: R | null): LinkCount[];
 }
 
 /**
@@ -48,4 +55,6 @@ export interface TitleResource<R extends BaseRecord> {
  */
 export const TITLE_KEYS = {
   anime: ['ANIME#*', 'GENRE#*', 'THEME#*', 'PRODUCER#*', 'CHARACTER#*', 'PERSON#*'],
+  character: ['CHARACTER#*'],
+  person: ['PERSON#*'],
 } as const;

@@ -27,7 +27,10 @@ export interface CrudShape {
   noun: string;
   writer: Role;
   fields: FieldSpecs;
+  /** The detail shape (GET of one record, write responses). */
   read: z.ZodObject;
+  /** The list item shape where it is not the detail. */
+  listRead?: z.ZodObject;
   list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'>;
 }
 
@@ -41,13 +44,14 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
   const collection = `/api/${segment}/`;
   const item = `/api/${segment}/{id}/`;
   const fields = Object.keys(read.shape);
+  const listItem = resource.listRead ?? read;
   const body = writeSchemas(resource.fields);
   const writeErrors = ['validation-error', 'conflict'] as const;
   return {
     list: defineRoute({
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
       summary: `List ${segment}`, query: listQuery(resource),
-      response: { status: 200, schema: read, page: true, fields }, keys,
+      response: { status: 200, schema: listItem, page: true, fields: Object.keys(listItem.shape) }, keys,
     }),
     create: defineRoute({
       name: `${segment}.create`, method: 'POST', path: collection, access: writer,

@@ -1,6 +1,7 @@
 /**
- * The catalogue CRUD operations of titles (animes, mangas; API.md §4.0, §4.1.1, §4.7): lists
- * answered by the catalogue index's planner, writes that carry relations and link counts
+ * The catalogue CRUD operations of the large entities (animes, mangas, characters, persons;
+ * API.md §4.0, §4.1.1, §4.2, §4.7, §4.9): lists answered by the catalogue index's planner,
+ * details with their reverse views, writes that carry relations and link counts
  * (shared/db/titles.ts, staged.ts). Declarations: crud-routes.ts.
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
@@ -44,6 +45,25 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
   return { ordering: q.ordering, terms: q.q ?? [], equals, atLeast, named };
 }
 
+/** The keys of a resource's detail and of its list items (the detail without its reverse views). */
+function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
+  const detail = Object.keys(resource.read.shape);
+  const item = Object.keys((resource.listRead ?? resource.read).shape);
+  return { detail, item, views: detail.filter((k) => !item.includes(k)) };
+}
+
+/**
+ * The detail of a record (what GET, the write responses and If-Match see): the record and its
+ * reverse views, the detail's keys that list items lack (API.md §1.8: a character's `animes`,
+ * `mangas`, `voices`, a person's `staff_credits`). The views are fed by the writes of the other
+ * side (an anime's cast and staff, a manga's characters and authors); until those exist they
+ * are empty. This is the one place that fills them.
+ */
+function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record: R): R {
+  const { detail, views } = shapeKeys(resource);
+  return inShapeOrder({ ...record, ...Object.fromEntries(views.map((v) => [v, []])) }, detail);
+}
+
 /** Reads records by id, in order, leaving out those deleted meanwhile. */
 async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonly string[]): Promise<R[]> {
   const items = await getItems(ids.map((id) => recordKeyOfKind(kind, id)));
@@ -51,7 +71,7 @@ async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonl
 }
 
 export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Operation {
-  const shape = Object.keys(resource.read.shape);
+  const shape = shapeKeys(resource).item;
   const { entity, index } = resource.title;
   const counter = counterKeyOf(entity);
   const op: Operation = async (req) => {
@@ -88,14 +108,13 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
 }
 
 export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
-  const shape = Object.keys(resource.read.shape);
   const kind = resource.title.entity.kind;
   const op: Operation = async (req) => {
     const key = recordKeyOfKind(kind, idOf(req));
     const fetched = req.prefetched(key);
     const item = fetched !== undefined ? fetched : (await getItems([key]))[0];
     if (!item) throw notFound(`No ${resource.noun} with this id.`);
-    return { status: 200, body: inShapeOrder(item.rec as R, shape) };
+    return { status: 200, body: detailOf(resource, item.rec as R) };
   };
   op.prefetch = (req) => [recordKeyOfKind(kind, idOf(req))];
   return op;
@@ -106,7 +125,7 @@ async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, i
   let stored = await loadTitle(resource.title, id);
   if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev, stored.write))) stored = await loadTitle(resource.title, id);
   if (!stored) throw notFound(`No ${resource.noun} with this id.`);
-  return { ...stored, record: inShapeOrder(stored.record, Object.keys(resource.read.shape)) };
+  return { ...stored, record: inShapeOrder(stored.record, shapeKeys(resource).item) };
 }
 
 /**
@@ -121,7 +140,7 @@ async function write<R extends BaseRecord>(
   for (let i = 0; i < 4; i++) {
     const change = await attempt(skip);
     if (change === 'done') return;
-    const links = resource.links(change.before?.record ?? null, change.after).filter((l) => !skip.has(`${l.key.pk}`));
+    const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
     const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
     try {
       await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
@@ -151,7 +170,7 @@ export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): O
       record = out.record;
       return { before: null, after: out.record, relations: out.relations };
     });
-    return { status: 201, body: inShapeOrder(record!, Object.keys(resource.read.shape)), headers: { location: `${req.baseUrl}/api/${resource.segment}/${meta.id}/` } };
+    return { status: 201, body: detailOf(resource, record!), headers: { location: `${req.baseUrl}/api/${resource.segment}/${meta.id}/` } };
   };
 }
 
@@ -163,7 +182,7 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
     let result: R | null = null;
     await write(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
-      checkIfMatch(req.ifMatch, recordEtag(before.record));
+      checkIfMatch(req.ifMatch, recordEtag(detailOf(resource, before.record)));
       const input = req.body() as Record<string, unknown>;
       const current = resource.writable(before.record, before.relations);
       const values = mode === 'replace' ? input : { ...current, ...input };
@@ -176,7 +195,7 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
       result = out.record;
       return { before, after: out.record, relations: out.relations };
     });
-    return { status: 200, body: inShapeOrder(result!, Object.keys(resource.read.shape)) };
+    return { status: 200, body: detailOf(resource, result!) };
   };
 }
 
@@ -184,7 +203,7 @@ export function deleteTitle<R extends BaseRecord>(resource: TitleResource<R>): O
   return async (req) => {
     await write(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
-      checkIfMatch(req.ifMatch, recordEtag(before.record));
+      checkIfMatch(req.ifMatch, recordEtag(detailOf(resource, before.record)));
       return { before, after: null, relations: {} };
     });
     return { status: 204 };

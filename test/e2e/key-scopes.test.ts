@@ -4,10 +4,10 @@
  * enforce IAM, so test/support/key-trace.ts records every partition key a function names while
  * it runs here, and every test file fails on one its role would refuse (test/support/setup.ts).
  * This file drives representative requests of every route group — taxonomy CRUD signed in and
- * anonymous, the account flows with their e-mails, profiles, tokens, social sign-in — and checks
- * that the trace saw them, so the check cannot pass by recording nothing; and that the token
- * checks of public routes, the authorizer, refresh and verify read auth states, never user
- * records or the claims that carry private attributes.
+ * anonymous, characters and persons, the account flows with their e-mails, profiles, tokens,
+ * social sign-in — and checks that the trace saw them, so the check cannot pass by recording
+ * nothing; and that the token checks of public routes, the authorizer, refresh and verify read
+ * auth states, never user records or the claims that carry private attributes.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -68,6 +68,31 @@ describe('every route group', () => {
     }
     expect(keysOf(seen, 'genres.get')).toContain(`AUTH#${member.id}`);
     expect(keysOf(seen, 'authorizer')).toEqual([`AUTH#${contributor.id}`, `AUTH#${contributor.id}`, `AUTH#${contributor.id}`]);
+  });
+
+  it('characters and persons: their own items only (records, pictures, index); signed-in public reads add the caller’s auth state', async () => {
+    const groups = [
+      ['characters', 'CHARACTER#', {}, 'q=scope'],
+      ['persons', 'PERSON#', { pictures: [{ url: 'https://img.example.org/scope.png' }] }, 'category=other&q=scope'],
+    ] as const;
+    const seen = await touching(async () => {
+      for (const [segment, , extra, query] of groups) {
+        const record = expectJson(await send(server, 'POST', `/api/${segment}/`, { body: { name: uniqueName('Scope'), ...extra }, headers: contributor.auth }), 201);
+        expectJson(await send(server, 'GET', `/api/${segment}/?${query}`, { headers: member.auth }), 200);
+        expectJson(await send(server, 'GET', `/api/${segment}/${record.id}/`, { headers: member.auth }), 200);
+        expectJson(await send(server, 'PUT', `/api/${segment}/${record.id}/`, { body: { name: uniqueName('Scope') }, headers: contributor.auth }), 200);
+        expectJson(await send(server, 'PATCH', `/api/${segment}/${record.id}/`, { body: { about: 'x' }, headers: contributor.auth }), 200);
+        expect((await send(server, 'DELETE', `/api/${segment}/${record.id}/`, { headers: contributor.auth })).status).toBe(204);
+      }
+    });
+    for (const [segment, prefix] of groups) {
+      for (const op of ['create', 'list', 'get', 'put', 'patch', 'delete']) {
+        const name = `${segment}.${op}`;
+        expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
+        expect(keysOf(seen, name).every((pk) => pk!.startsWith(prefix) || pk === `AUTH#${member.id}`), name).toBe(true);
+      }
+      expect(keysOf(seen, `${segment}.get`)).toContain(`AUTH#${member.id}`);
+    }
   });
 
   it('public views of a user: its username claim and profile, never its record or e-mail claim', async () => {

@@ -50,7 +50,7 @@ function declared(component: string): readonly string[] {
 const ID = newId();
 /** Items that hold a password hash: a user record and an e-mail claim; and the other private user items. */
 const SECRET_KEYS = [`USER#${ID}`, 'USER#U#email#ann@example.org', 'USER#PENDING'];
-const CATALOGUE = new Set(['genres', 'themes', 'demographics', 'producers', 'magazines']);
+const CATALOGUE = new Set(['genres', 'themes', 'demographics', 'producers', 'magazines', 'animes', 'characters', 'persons']);
 const isPublic = (component: string) => ROUTES.find((r) => r.name === component)?.access === 'public';
 const isCatalogue = (component: string) => CATALOGUE.has(component.split('.')[0]!);
 

@@ -52,7 +52,7 @@ const animeArb = fc.record({
   updated_at: fc.constantFrom('2026-02-01T00:00:00.000Z', '2026-02-02T00:00:00.000Z'),
 });
 
-type Generated = fc.TypeOf<typeof animeArb>;
+type Generated = ReturnType<typeof animeArb.generate>["value"];
 
 function record(g: Generated, id: string): AnimeRecord {
   const ref = (ids: string[]) => ids.map((i) => ({ id: i, name: i }));
@@ -114,7 +114,7 @@ const queryArb = fc.record({
   studio: rarely(fc.constantFrom(...STUDIOS)),
   min_score: rarely(fc.constantFrom(0, 7.5, 8.26)),
 });
-type Query = fc.TypeOf<typeof queryArb>;
+type Query = ReturnType<typeof queryArb.generate>["value"];
 
 const FILTERS = ['media_type', 'status', 'season', 'year', 'rating', 'genre', 'theme', 'studio'] as const;
 

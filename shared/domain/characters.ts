@@ -1,0 +1,68 @@
+/**
+ * Characters (API.md §3.5, §4.2): write shape, the detail and list item shapes, list options,
+ * and how a write becomes a stored record. A character links nothing itself: its appearances and
+ * voices are written on the animes and mangas and shown in the detail as reverse views.
+ */
+import * as z from 'zod';
+import { characterTitle, type CharacterRecord } from '../db/characters.js';
+import { CharacterRole, Language } from './enums.js';
+import { distinctList, line, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
+import type { TitleResource } from './title-resource.js';
+
+const characterFields = {
+  name: required(line({ min: 1, max: 255 })),
+  name_kanji: optionalText(line({ max: 255 })),
+  nicknames: optional(distinctList(line({ min: 1, max: 100 }), { max: 20, message: 'Duplicate nickname.' }), () => []),
+  about: optionalText(text({ max: 10_000 })),
+  image: optionalNullable(url()),
+};
+
+const timestamp = z.string().meta({ format: 'date-time' });
+const ref = z.object({ id: z.string(), name: z.string() });
+
+const characterListItem = z.object({
+  id: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  name: z.string(),
+  name_kanji: z.string(),
+  nicknames: z.array(z.string()),
+  about: z.string(),
+  image: z.string().meta({ format: 'uri' }).nullable(),
+  favorites: z.int(),
+  members: z.int(),
+});
+
+const appearance = ref.extend({ role: z.enum(CharacterRole) });
+const characterRead = characterListItem.extend({
+  animes: z.array(appearance),
+  mangas: z.array(appearance),
+  voices: z.array(z.object({ person: ref, language: z.enum(Language), anime: ref })),
+});
+
+export const characters: TitleResource<CharacterRecord> = {
+  segment: 'characters',
+  noun: 'character',
+  title: characterTitle,
+  writer: 'contributor',
+  fields: characterFields,
+  read: characterRead,
+  listRead: characterListItem,
+  list: { orderings: ['name', 'favorites', 'members', 'created_at'], defaultOrdering: 'name', search: true, filters: {} },
+  writable: (r) => ({ name: r.name, name_kanji: r.name_kanji, nicknames: r.nicknames, about: r.about, image: r.image }),
+  build: async (v, meta, before) => ({
+    record: {
+      id: meta.id,
+      created_at: meta.created_at,
+      updated_at: meta.updated_at,
+      name: v.name as string,
+      name_kanji: v.name_kanji as string,
+      nicknames: v.nicknames as string[],
+      about: v.about as string,
+      image: v.image as string | null,
+      favorites: before?.record.favorites ?? 0,
+      members: before?.record.members ?? 0,
+    },
+    relations: {},
+  }),
+};
