@@ -56,6 +56,12 @@ export interface RouteDecl {
   query?: z.ZodObject;
   /** Request body: the schema validated when the handler asks for the body. */
   body?: z.ZodType;
+  /**
+   * How the body is sent (API.md §1.2): `json` (default; `application/json`, at most 1 MiB) or
+   * `multipart` (`multipart/form-data`, at most 3 MiB; `body` is then a strict object of the
+   * parts, files declared with filePart(), shared/http/multipart.ts). Any other content type → 415.
+   */
+  bodyType?: 'json' | 'multipart';
   response: ResponseSpec;
   cache?: CachePolicy;
   /** Problem types specific to this operation (for the OpenAPI document). */
