@@ -17,7 +17,8 @@
  * The cleanup job reads the items that are due, oldest first (`dueFiles`), deletes each file
  * from storage and then its item (`removeDueFile`): a crash in between leaves the item and the
  * next run deletes the file again (deleting a missing object succeeds). One partition: uploads
- * and deletions are rare (60 uploads per user per hour, §7.2), far below its write limit.
+ * and deletions are rare (60 uploads per user per hour, §7.2), far below its write limit
+ * (docs/decisions.md 71).
  */
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';

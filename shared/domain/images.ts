@@ -13,12 +13,11 @@
  *    frame, start code), lossless (`VP8L`: signature, version 0) or extended (`VP8X`: canvas,
  *    and a chain of chunks holding an image or animation frames) bitstream.
  *
- * Any failure is a 400 with `errors.image` and a message saying what is wrong.
+ * Any failure is an ImageRejected whose message goes into `errors.image` (the upload's schema,
+ * shared/domain/pictures.ts). No dependency: the storage module and the cleanup job import the
+ * types from here without the request schemas.
  */
 import { crc32 } from 'node:zlib';
-import * as z from 'zod';
-import { filePart, type UploadedFile } from '../http/multipart.js';
-import { line } from './fields.js';
 
 export const MAX_IMAGE_BYTES = 2_097_152;
 export const MAX_IMAGE_SIDE = 3000;
@@ -203,28 +202,3 @@ export function judgeImage(bytes: Buffer): JudgedImage {
   }
   return { ...info, bytes };
 }
-
-/** The `image` part of an upload: a file judged by judgeImage (its errors are `errors.image`). */
-export function imagePart() {
-  return filePart({ maxBytes: MAX_IMAGE_BYTES }).transform((file: UploadedFile, ctx): JudgedImage => {
-    try {
-      return judgeImage(file.bytes);
-    } catch (err) {
-      if (!(err instanceof ImageRejected)) throw err;
-      ctx.issues.push({ code: 'custom', message: err.message, input: file });
-      return z.NEVER;
-    }
-  });
-}
-
-/**
- * The body of `POST /api/persons/{id}/create-picture/` (multipart, §4.9): `image` (required) and
- * `name` (optional, 0–100 characters, default "").
- */
-export const pictureUploadBody = z.strictObject({
-  image: imagePart().describe('A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side.'),
-  name: line({ max: 100 })
-    .optional()
-    .transform((v) => v ?? '')
-    .describe('The picture’s name (0–100 characters, default "").'),
-});

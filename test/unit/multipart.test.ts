@@ -8,7 +8,8 @@
  */
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { pictureUploadBody, MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
+import { MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
+import { pictureUploadBody } from '../../shared/domain/pictures.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
 import { formBody, isMultipartContentType, multipartLimits, parseMultipart, UploadedFile, type MultipartForm } from '../../shared/http/multipart.js';
 import { HttpError } from '../../shared/http/problem.js';
