@@ -6,6 +6,7 @@
  * `bodyType: 'multipart'`: 413 over 3 MiB, 415, precedence, base64 bodies as API Gateway sends
  * them; JSON routes unchanged. The OpenAPI document shows the multipart body.
  */
+import { Validator } from '@seriousme/openapi-schema-validator';
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
@@ -245,8 +246,9 @@ describe('a route with bodyType multipart', () => {
 });
 
 describe('the OpenAPI document', () => {
-  it('a multipart body: multipart/form-data with a binary image and a string name; JSON bodies unchanged', () => {
+  it('a multipart body: multipart/form-data with a binary image and a string name; JSON bodies unchanged; a valid OpenAPI 3.1 document', async () => {
     const doc = openApiDocument([uploadRoute, jsonRoute], 'https://api.example.org') as any;
+    expect((await new Validator().validate(doc)).valid).toBe(true);
     const multipart = doc.paths['/api/persons/{id}/create-picture/'].post.requestBody;
     expect(Object.keys(multipart.content)).toEqual(['multipart/form-data']);
     const schema = multipart.content['multipart/form-data'].schema;
