@@ -21,18 +21,18 @@
  *    issue time, shared/auth/email-tokens.ts; the user keeps only the current nonce per purpose),
  *    so there are no token records to remove.
  *
- * Files (runFileCleanup): whoever deletes a Picture with an uploaded file queues the file in the
+ * Files (runFileCleanup): whoever deletes Pictures with uploaded files queues the files in the
  * same transaction, and an upload whose Picture was never written leaves its guard
- * (shared/db/files.ts). The job reads the files that are due, oldest first, deletes each from
- * storage and then its item; a failure leaves the item for the next run, which deletes again
- * (a deletion of a missing object succeeds).
+ * (shared/db/files.ts). The job reads the items that are due, oldest first, deletes their files
+ * from storage and then the item; a failure leaves the item for the next run, which deletes
+ * again (a deletion of a missing object succeeds).
  *
  * Concurrent runs are safe: an account's deletion is conditioned on the revision read, so an
  * account is deleted at most once and never after a change; a file deleted twice is deleted.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { mapLimit } from '../../shared/concurrency.js';
-import { dueFiles, removeDueFile } from '../../shared/db/files.js';
+import { dueFiles, removeDueFiles } from '../../shared/db/files.js';
 import { commit, StaleRecord } from '../../shared/db/records.js';
 import { getUser, isPendingRegistration, pendingRegistrations, removePendingEntry, type PendingEntry } from '../../shared/db/users.js';
 import { accountDeletionPlans, UNACTIVATED_ACCOUNT_DAYS } from '../../shared/domain/accounts.js';
@@ -109,31 +109,30 @@ export async function runCleanup(opts: CleanupRunOptions = {}): Promise<CleanupR
   return summary;
 }
 
-/** What happened to the files: `removed` (file and item deleted), `failed` (left for the next run). */
+/** What happened: `removed` files (of items deleted), `failed` items (left for the next run, files and all). */
 export type FileCleanupSummary = Partial<Record<'removed' | 'failed', number>>;
 
 /** One pass over the files due for removal (shared/db/files.ts). */
 export async function runFileCleanup(opts: CleanupRunOptions = {}): Promise<FileCleanupSummary> {
   const now = (opts.clock ?? (() => new Date()))();
   const summary: FileCleanupSummary = {};
-  const count = (k: keyof FileCleanupSummary) => (summary[k] = (summary[k] ?? 0) + 1);
   let after: string | undefined;
   for (;;) {
     if (after !== undefined && opts.deadline !== undefined && Date.now() > opts.deadline) break;
     const page = await dueFiles(now, PAGE, after);
-    await mapLimit(page.files, CONCURRENCY, async (file) => {
+    await mapLimit(page.entries, CONCURRENCY, async (entry) => {
       try {
-        // The file first: an item without its file is harmless, a file without its item would stay forever.
-        await deleteStoredFile(file.key);
-        await removeDueFile(file);
-        count('removed');
+        // The files first: an item without its files is harmless, a file without its item would stay forever.
+        await mapLimit(entry.keys, CONCURRENCY, deleteStoredFile);
+        await removeDueFiles(entry);
+        summary.removed = (summary.removed ?? 0) + entry.keys.length;
       } catch (err) {
-        count('failed');
-        logger.error('stored file not removed; the next run tries again', { key: file.key, error_name: (err as Error)?.name });
+        summary.failed = (summary.failed ?? 0) + 1;
+        logger.error('stored files not removed; the next run tries again', { keys: entry.keys.length, first_key: entry.keys[0], error_name: (err as Error)?.name });
       }
     });
-    if (!page.more || page.files.length === 0) break;
-    after = page.files.at(-1)!.sk;
+    if (!page.more || page.entries.length === 0) break;
+    after = page.entries.at(-1)!.sk;
   }
   return summary;
 }

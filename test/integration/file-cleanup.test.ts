@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runFileCleanup } from '../../functions/jobs/cleanup.js';
 import { JOBS } from '../../functions/jobs/registry.js';
 import { startScheduler } from '../../infra/local/scheduler.js';
-import { dueFiles, goneFilePlan, keepUploadPlan, putUploadGuard, UPLOAD_GUARD_SECONDS } from '../../shared/db/files.js';
+import { dueFiles, goneFilesPlan, keepUploadPlan, putUploadGuard, UPLOAD_GUARD_SECONDS } from '../../shared/db/files.js';
 import { commit } from '../../shared/db/records.js';
 import { judgeImage } from '../../shared/domain/images.js';
 import { storePicture } from '../../shared/storage/pictures.js';
@@ -18,14 +18,14 @@ import { fixture } from '../support/images.js';
 
 const stored = () => storePicture('person_c', judgeImage(fixture('rgba.png')));
 const exists = async (url: string) => (await fetch(url)).status === 200;
-const queued = async (key: string, at = new Date(Date.now() + 10 * UPLOAD_GUARD_SECONDS * 1000)) => (await dueFiles(at, 1000)).files.some((f) => f.key === key);
+const queued = async (key: string, at = new Date(Date.now() + 10 * UPLOAD_GUARD_SECONDS * 1000)) => (await dueFiles(at, 1000)).entries.some((e) => e.keys.includes(key));
 const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
 
 describe('cleanup job: files of deleted pictures', () => {
   it('a file queued with its picture’s deletion is deleted, then its item (run as the scheduler runs the job)', async () => {
     const file = await stored();
     // The deletion's transaction (the Picture's record goes in it too, in the route).
-    await commit(goneFilePlan(file.key));
+    await commit(goneFilesPlan([file.key]));
     expect(await queued(file.key)).toBe(true);
 
     const scheduler = startScheduler({ jobs: JOBS.filter((j) => j.name === 'cleanup') });
@@ -40,7 +40,7 @@ describe('cleanup job: files of deleted pictures', () => {
 
   it('repeating is harmless: a file already deleted (a run that stopped before removing the item) is deleted again', async () => {
     const file = await stored();
-    await commit(goneFilePlan(file.key));
+    await commit(goneFilesPlan([file.key]));
     await fetch(file.url, { method: 'DELETE' }); // the first run's deletion, whose item stayed
     expect(await runFileCleanup()).toEqual({ removed: 1 });
     expect(await queued(file.key)).toBe(false);
@@ -63,10 +63,14 @@ describe('cleanup job: files of deleted pictures', () => {
     expect(await exists(file.url)).toBe(true);
   });
 
-  it('pages: more files than a page are all removed in one run', async () => {
-    const files = await Promise.all(Array.from({ length: 30 }, stored));
-    await commit(...files.map((f) => goneFilePlan(f.key)));
-    expect(await runFileCleanup()).toEqual({ removed: 30 });
-    for (const f of files) expect(await queued(f.key)).toBe(false);
+  it('a person’s 100 pictures are one item of the deletion’s transaction; more items than a page are all done in one run', async () => {
+    const hundred = await Promise.all(Array.from({ length: 100 }, stored));
+    const plan = goneFilesPlan(hundred.map((f) => f.key));
+    expect(plan.items).toHaveLength(1);
+    const singles = await Promise.all(Array.from({ length: 30 }, stored));
+    await commit(plan, ...singles.map((f) => goneFilesPlan([f.key])));
+    expect(await runFileCleanup()).toEqual({ removed: 130 });
+    for (const f of [...hundred, ...singles]) expect(await queued(f.key)).toBe(false);
+    expect(await exists(hundred[99]!.url)).toBe(false);
   });
 });

@@ -9,22 +9,25 @@ import { DeleteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/li
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runFileCleanup } from '../../functions/jobs/cleanup.js';
-import { FILE_KEYS, goneFilePlan, keepUploadPlan } from '../../shared/db/files.js';
+import { FILE_KEYS, goneFilesPlan, keepUploadPlan } from '../../shared/db/files.js';
 import { matchesKeyPattern } from '../../shared/db/key-patterns.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
 
-type Row = { pk: string; sk: string; key: string; due_at: string };
+type Row = { pk: string; sk: string; keys: string[]; due_at: string };
 let table: Map<string, Row>;
-/** What happened, in order: `s3 <key>` and `item <key>` deletions. */
+/** What happened, in order: `s3 <key>` and `item <keys>` deletions. */
 let calls: string[];
 /** The next item deletion fails (throttled). */
 let failItemDelete: boolean;
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000).toISOString();
-const queue = (key: string, dueAt = at(-60)) => table.set(`${dueAt}#${key}`, { pk: 'FILE#GONE', sk: `${dueAt}#${key}`, key, due_at: dueAt });
+const queue = (keys: string | string[], dueAt = at(-60)) => {
+  const sk = `${dueAt}#${String(keys)}`;
+  table.set(sk, { pk: 'FILE#GONE', sk, keys: [keys].flat(), due_at: dueAt });
+};
 
 beforeEach(() => {
   table = new Map();
@@ -44,7 +47,7 @@ beforeEach(() => {
       failItemDelete = false;
       throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
     }
-    calls.push(`item ${table.get(input.Key.sk)?.key}`);
+    calls.push(`item ${String(table.get(input.Key.sk)?.keys)}`);
     table.delete(input.Key.sk);
     return {};
   });
@@ -55,21 +58,32 @@ beforeEach(() => {
 });
 
 describe('the items', () => {
-  it('a deletion queues its file with a Put in its own transaction; an upload’s Picture deletes its guard', () => {
-    const plan = goneFilePlan('pictures/p/AAAAAAAAAAAAAAAAAAAAAA.png', NOW);
-    expect(plan.items).toEqual([{ Put: { TableName: 'unit-test-table', Item: { pk: 'FILE#GONE', sk: `${NOW.toISOString()}#pictures/p/AAAAAAAAAAAAAAAAAAAAAA.png`, key: 'pictures/p/AAAAAAAAAAAAAAAAAAAAAA.png', due_at: NOW.toISOString() } } }]);
+  it('a deletion queues its files with one Put per 100 files in its own transaction (none for no file); an upload’s Picture deletes its guard', () => {
+    const plan = goneFilesPlan(['pictures/p/AAAAAAAAAAAAAAAAAAAAAA.png', 'pictures/p/BBBBBBBBBBBBBBBBBBBBBB.webp'], NOW);
+    expect(plan.items).toEqual([
+      {
+        Put: {
+          TableName: 'unit-test-table',
+          Item: { pk: 'FILE#GONE', sk: expect.stringMatching(new RegExp(`^${NOW.toISOString()}#[A-Za-z0-9_-]{22}$`)), keys: ['pictures/p/AAAAAAAAAAAAAAAAAAAAAA.png', 'pictures/p/BBBBBBBBBBBBBBBBBBBBBB.webp'], due_at: NOW.toISOString() },
+        },
+      },
+    ]);
+    expect(goneFilesPlan([]).items).toEqual([]);
+    const many = goneFilesPlan(Array.from({ length: 250 }, (_, i) => `pictures/p/${i}.png`), NOW);
+    expect(many.items.map((i: any) => i.Put.Item.keys.length)).toEqual([100, 100, 50]);
     expect(keepUploadPlan({ sk: 'x#k' }).items).toEqual([{ Delete: { TableName: 'unit-test-table', Key: { pk: 'FILE#GONE', sk: 'x#k' } } }]);
     expect(matchesKeyPattern('FILE#GONE', FILE_KEYS)).toBe(true);
   });
 });
 
 describe('runFileCleanup', () => {
-  it('deletes each due file, then its item; files not yet due stay', async () => {
-    queue('pictures/p/a.png');
+  it('deletes the files of each due item, then the item; items not yet due stay', async () => {
+    queue(['pictures/p/a.png', 'pictures/p/b.png']);
     queue('pictures/p/later.png', at(3600));
-    expect(await runFileCleanup({ clock: () => NOW })).toEqual({ removed: 1 });
-    expect(calls).toEqual(['s3 pictures/p/a.png', 'item pictures/p/a.png']);
-    expect([...table.values()].map((r) => r.key)).toEqual(['pictures/p/later.png']);
+    expect(await runFileCleanup({ clock: () => NOW })).toEqual({ removed: 2 });
+    expect(calls.slice(0, 2).sort()).toEqual(['s3 pictures/p/a.png', 's3 pictures/p/b.png']);
+    expect(calls[2]).toBe('item pictures/p/a.png,pictures/p/b.png');
+    expect([...table.values()].map((r) => r.keys)).toEqual([['pictures/p/later.png']]);
   });
 
   it('storage failing: the item stays for the next run, which deletes the file then', async () => {
