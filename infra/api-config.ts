@@ -102,6 +102,10 @@ export const FUNCTION_ENV = {
   socialProviders: 'SOCIAL_PROVIDERS',
   /** The secret holding the providers' client secrets. */
   socialSecrets: 'SOCIAL_SECRETS_ID',
+  /** The bucket of uploaded picture files (shared/storage/pictures.ts). */
+  picturesBucket: 'PICTURES_BUCKET',
+  /** The public base URL of those files, without a trailing slash: the pictures distribution on AWS, the S3 emulator's bucket URL locally. */
+  picturesBaseUrl: 'PICTURES_BASE_URL',
   /**
    * With the edge only (never locally): the origin secret, which switches on the edge check and
    * the viewer address of every function that serves the API (shared/http/edge.ts).

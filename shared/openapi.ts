@@ -54,6 +54,15 @@ function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
   return byStatus;
 }
 
+/**
+ * A JSON body, or a multipart one (API.md §1.2): its parts are the properties of the body
+ * schema, file parts binary strings (shared/http/multipart.ts filePart).
+ */
+function requestBody(body: z.ZodType, type: 'json' | 'multipart'): Json {
+  const mediaType = type === 'multipart' ? 'multipart/form-data' : 'application/json';
+  return { required: type === 'multipart', content: { [mediaType]: { schema: jsonSchema(body, 'input') } } };
+}
+
 function operation(route: RouteDecl): Json {
   const query = pageQuerySchema(route);
   const parameters: Json[] = [
@@ -99,9 +108,7 @@ function operation(route: RouteDecl): Json {
     tags: [route.name.split('.')[0]],
     ...(route.access === 'credentials' ? {} : { security: route.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }] }),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.body
-      ? { requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-      : {}),
+    ...(route.body ? { requestBody: requestBody(route.body, route.bodyType ?? 'json') } : {}),
     responses,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The cleanup job (API.md §5.5 "cleanup: daily", §7.1): deletes the accounts never activated
- * within 30 days of their registration, so their username and e-mail address are free again.
+ * within 30 days of their registration, so their username and e-mail address are free again,
+ * and removes the stored files of deleted pictures.
  *
  * It reads only the pending-registration partition (shared/db/users.ts: one entry per account
  * waiting for activation, sorted by registration time, kept in step by the transactions that
@@ -19,17 +20,24 @@
  *  - E-mailed tokens are not stored (an HMAC over the user id, the purpose, a nonce and the
  *    issue time, shared/auth/email-tokens.ts; the user keeps only the current nonce per purpose),
  *    so there are no token records to remove.
- *  - Pictures do not exist yet; removing the stored files of deleted pictures comes with them.
  *
- * Concurrent runs are safe: a deletion is conditioned on the revision read, so an account is
- * deleted at most once and never after a change.
+ * Files (runFileCleanup): whoever deletes Pictures with uploaded files queues the files in the
+ * same transaction, and an upload whose Picture was never written leaves its guard
+ * (shared/db/files.ts). The job reads the items that are due, oldest first, deletes their files
+ * from storage and then the item; a failure leaves the item for the next run, which deletes
+ * again (a deletion of a missing object succeeds).
+ *
+ * Concurrent runs are safe: an account's deletion is conditioned on the revision read, so an
+ * account is deleted at most once and never after a change; a file deleted twice is deleted.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { mapLimit } from '../../shared/concurrency.js';
+import { dueFiles, removeDueFiles } from '../../shared/db/files.js';
 import { commit, StaleRecord } from '../../shared/db/records.js';
 import { getUser, isPendingRegistration, pendingRegistrations, removePendingEntry, type PendingEntry } from '../../shared/db/users.js';
 import { accountDeletionPlans, UNACTIVATED_ACCOUNT_DAYS } from '../../shared/domain/accounts.js';
 import { logger } from '../../shared/log.js';
+import { deleteStoredFile } from '../../shared/storage/pictures.js';
 
 const PAGE = 25;
 const CONCURRENCY = 5;
@@ -101,11 +109,41 @@ export async function runCleanup(opts: CleanupRunOptions = {}): Promise<CleanupR
   return summary;
 }
 
-export async function handler(_event: ScheduledEvent, context: Context): Promise<CleanupRunSummary> {
-  logger.addContext(context);
-  // Leave time to finish the page in progress (25 accounts, 5 at a time, a few calls each).
-  const remaining = context.getRemainingTimeInMillis();
-  const summary = await runCleanup({ deadline: Date.now() + remaining - Math.min(60_000, remaining / 2) });
-  logger.info('cleanup run', { ...summary });
+/** What happened: `removed` files (of items deleted), `failed` items (left for the next run, files and all). */
+export type FileCleanupSummary = Partial<Record<'removed' | 'failed', number>>;
+
+/** One pass over the files due for removal (shared/db/files.ts). */
+export async function runFileCleanup(opts: CleanupRunOptions = {}): Promise<FileCleanupSummary> {
+  const now = (opts.clock ?? (() => new Date()))();
+  const summary: FileCleanupSummary = {};
+  let after: string | undefined;
+  for (;;) {
+    if (after !== undefined && opts.deadline !== undefined && Date.now() > opts.deadline) break;
+    const page = await dueFiles(now, PAGE, after);
+    await mapLimit(page.entries, CONCURRENCY, async (entry) => {
+      try {
+        // The files first: an item without its files is harmless, a file without its item would stay forever.
+        await mapLimit(entry.keys, CONCURRENCY, deleteStoredFile);
+        await removeDueFiles(entry);
+        summary.removed = (summary.removed ?? 0) + entry.keys.length;
+      } catch (err) {
+        summary.failed = (summary.failed ?? 0) + 1;
+        logger.error('stored files not removed; the next run tries again', { keys: entry.keys.length, first_key: entry.keys[0], error_name: (err as Error)?.name });
+      }
+    });
+    if (!page.more || page.entries.length === 0) break;
+    after = page.entries.at(-1)!.sk;
+  }
   return summary;
+}
+
+export async function handler(_event: ScheduledEvent, context: Context): Promise<{ accounts: CleanupRunSummary; files: FileCleanupSummary }> {
+  logger.addContext(context);
+  // Leave time to finish the page in progress (25 accounts or files, 5 at a time, a few calls each).
+  const remaining = context.getRemainingTimeInMillis();
+  const deadline = Date.now() + remaining - Math.min(60_000, remaining / 2);
+  const accounts = await runCleanup({ deadline });
+  const files = await runFileCleanup({ deadline });
+  logger.info('cleanup run', { accounts, files });
+  return { accounts, files };
 }

@@ -5,6 +5,7 @@
  * `cron(…)` times are UTC.
  */
 import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import { FILE_KEYS } from '../../shared/db/files.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 import { PROFILE_KEYS } from '../../shared/db/profiles.js';
 import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
@@ -25,6 +26,8 @@ export interface JobDecl {
   localPeriodSeconds?: number;
   /** The job sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
+  /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
+  deletesFiles?: boolean;
   /** The table items the job touches, as partition-key patterns (as RouteDecl.keys); its role may touch no other. */
   keys: readonly KeyPattern[];
 }
@@ -44,10 +47,12 @@ export const JOBS: readonly JobDecl[] = [
     name: 'cleanup',
     entry: 'functions/jobs/cleanup.ts',
     schedule: 'cron(0 3 * * ? *)',
-    description: 'Deletes accounts never activated within 30 days of their registration',
+    description: 'Deletes accounts never activated within 30 days of their registration, and the stored files of deleted pictures',
     // Locally every hour: a local store rarely lives 30 days, but a long-running one is kept tidy.
     localPeriodSeconds: 3600,
-    // Reads the pending entries and deletes each account as an account deletion does, without e-mail.
-    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS],
+    deletesFiles: true,
+    // Reads the pending entries and deletes each account as an account deletion does, without
+    // e-mail; reads the files due for removal and deletes their items.
+    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, FILE_KEYS],
   },
 ];

@@ -48,8 +48,12 @@ export const AUTHORIZER_KEYS: readonly KeyPattern[] = [AUTH_KEYS];
 /** The secrets of the stack, by their property in CatalogueSecrets (secrets.ts). */
 export type SecretKey = 'jwtPublic' | 'jwtPrivate' | 'cursor' | 'emailToken' | 'social';
 
-/** What a function is given for a capability: a secret (read permission and its ARN in `env`), or a setting in `env`. */
-export type Grant = { secret: SecretKey; env: string } | { setting: 'socialProviders'; env: string };
+/**
+ * What a function is given for a capability: a secret (read permission and its ARN in `env`), a
+ * setting in `env`, or the pictures bucket (s3:PutObject under `pictures/`, its name in `env` and
+ * the pictures' public base URL beside it).
+ */
+export type Grant = { secret: SecretKey; env: string } | { setting: 'socialProviders'; env: string } | { storage: 'pictures'; env: string };
 
 /** Each capability of `RouteDecl.uses` and what it grants. */
 export const CAPABILITY_GRANTS: Readonly<Record<Capability, Grant>> = {
@@ -58,6 +62,7 @@ export const CAPABILITY_GRANTS: Readonly<Record<Capability, Grant>> = {
   'email-tokens': { secret: 'emailToken', env: FUNCTION_ENV.emailTokenKey },
   'social-providers': { setting: 'socialProviders', env: FUNCTION_ENV.socialProviders },
   'social-secrets': { secret: 'social', env: FUNCTION_ENV.socialSecrets },
+  'picture-storage': { storage: 'pictures', env: FUNCTION_ENV.picturesBucket },
 };
 
 /** The cursor key: list operations sign and check pagination cursors with it (API.md §1.5). */

@@ -2,7 +2,8 @@
  * Scheduled jobs (DESIGN.md §5): one function and one EventBridge rule per declaration of
  * functions/jobs/registry.ts. Jobs refresh derived data, so they may read and write the items
  * their declaration names (`keys`).
- * A job that sends e-mail (the outbox) is created only when the stage has a sender.
+ * A job that sends e-mail (the outbox) is created only when the stage has a sender; a job that
+ * deletes stored files (the cleanup) may delete picture files and nothing else of the bucket.
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -12,6 +13,7 @@ import { Construct } from 'constructs';
 import type { JobDecl } from '../../functions/jobs/registry.js';
 import { TABLE_READ, TABLE_WRITE } from './access.js';
 import type { MailIdentity } from './email.js';
+import { acknowledgePictureObjects, pictureObjectsStatement, type PictureStorage } from './storage.js';
 import { CatalogueFunction, ENV, tableStatement } from './function.js';
 
 export interface ScheduledJobsProps {
@@ -21,6 +23,8 @@ export interface ScheduledJobsProps {
   logRemovalPolicy: RemovalPolicy;
   /** The stage's sender; jobs that send e-mail are left out without one. */
   mail?: MailIdentity;
+  /** The pictures bucket, for jobs that delete stored files (only the bucket's name and s3:DeleteObject). */
+  pictures: PictureStorage;
 }
 
 export class ScheduledJobs extends Construct {
@@ -38,12 +42,19 @@ export class ScheduledJobs extends Construct {
         description: job.description ?? `Scheduled job ${job.name} (${job.schedule})`,
         timeout: Duration.minutes(5),
         logRemovalPolicy: props.logRemovalPolicy,
-        environment: { ...props.environment, [ENV.table]: props.table.tableName, ...(job.sendsMail ? props.mail!.environment() : {}) },
+        environment: {
+          ...props.environment,
+          [ENV.table]: props.table.tableName,
+          ...(job.sendsMail ? props.mail!.environment() : {}),
+          ...(job.deletesFiles ? { [ENV.picturesBucket]: props.pictures.bucket.bucketName } : {}),
+        },
         statements: [
           ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE], job.keys)] : []),
           ...(job.sendsMail ? props.mail!.statements() : []),
+          ...(job.deletesFiles ? [pictureObjectsStatement('s3:DeleteObject', props.pictures.bucket.bucketArn)] : []),
         ],
       });
+      if (job.deletesFiles) acknowledgePictureObjects(fn.role, props.pictures.arnInStack.nagName);
       new Rule(this, `${job.name}-schedule`, {
         description: `Runs the ${job.name} job`,
         schedule: Schedule.expression(job.schedule),

@@ -27,7 +27,17 @@ export const REASONS = {
   socialSecretRotation:
     'The social providers’ client secrets are issued by each provider; they change when the operator registers a new secret there and puts it here, which Secrets Manager cannot do on a schedule.',
   pictureBucketAccessLogs:
-    'Objects are written only by the upload function, whose requests are logged with their caller; server access logs would need a separate log bucket and are added with the public delivery of pictures.',
+    'Objects are written only by the upload function, whose requests are logged with their caller, deleted only by the cleanup job, which logs each key, and read only by the pictures distribution; server access logs would need a separate log bucket and would record little more.',
+  picturesGeoRestriction:
+    'Pictures of a public catalogue (API.md §4.9) are served worldwide: no country is excluded.',
+  picturesWaf:
+    'The distribution serves public, cached images read-only (GET and HEAD) from a private bucket; no request reaches code or data besides the objects. The API’s own rate rules (edge.ts) would count image requests against the anonymous API limit.',
+  picturesAccessLogs:
+    'Public images, identical for every viewer and read-only; CloudFront’s metrics show the traffic. Access logs would need a log bucket with ACLs enabled for records that say nothing about API callers.',
+  picturesDefaultCertificate:
+    'The distribution is reached at its *.cloudfront.net name, whose default certificate fixes the viewer security policy; a minimum of TLS 1.2 needs a custom domain with its own certificate (ACM in us-east-1), not configured yet. Viewers must use HTTPS; towards the bucket CloudFront signs its requests (Origin Access Control).',
+  pictureObjects:
+    'The upload route writes, and the cleanup job deletes, objects under the `pictures/` prefix of the pictures bucket only: each upload gets a new key chosen by the server, so the keys cannot be listed in advance.',
   providerInvokesVersions:
     'Granted by the CDK custom resource Provider: invoke on the signing-key handler and its versions (`<arn>:*`), that one function only.',
   failureQueue:

@@ -7,7 +7,7 @@
  * referenced here, so each nested stack stays far below the 500-resource limit however many
  * groups there are.
  */
-import { NestedStack, Stack, type NestedStackProps, type RemovalPolicy } from 'aws-cdk-lib';
+import { CfnParameter, NestedStack, Stack, type NestedStackProps, type RemovalPolicy } from 'aws-cdk-lib';
 import { CfnIntegration, CfnRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -18,6 +18,7 @@ import { routeGrants, routeKeys, tableActions, type SecretKey } from './access.j
 import { originAccess } from './edge.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
+import { acknowledgePictureObjects, pictureObjectsStatement, PICTURES_BUCKET_ARN_PARAMETER, type PictureStorage } from './storage.js';
 
 /** One API Gateway route of the group: a declared route, or (route null) one for the catch-all. */
 export interface GatewayRoute {
@@ -37,6 +38,8 @@ export interface RouteGroupShared {
   originSecret?: ISecret;
   /** SOCIAL_PROVIDERS of the social sign-in functions (config.ts `socialProviders`); undefined: none. */
   socialProviders?: string;
+  /** The pictures bucket and its distribution (storage.ts), for routes that use `picture-storage`. */
+  pictures: PictureStorage;
   /** Variables of every API function (base URL, CORS, logging). */
   environment: Record<string, string>;
   logRemovalPolicy: RemovalPolicy;
@@ -80,8 +83,9 @@ export class RouteGroupStack extends NestedStack {
         component: decl.name,
         description: key,
         logRemovalPolicy: shared.logRemovalPolicy,
-        ...routeAccess(decl, shared),
+        ...routeAccess(decl, shared, () => this.picturesBucketArn(shared.pictures)),
       });
+      if (routeGrants(decl).some((g) => 'storage' in g)) acknowledgePictureObjects(fn.role, PICTURES_BUCKET_ARN_PARAMETER);
 
       const integration = new CfnIntegration(this, `${op}Integration`, {
         apiId: shared.apiId,
@@ -106,10 +110,23 @@ export class RouteGroupStack extends NestedStack {
       this.routes.push(route);
     }
   }
+
+  /**
+   * The pictures bucket's ARN as this stack's parameter (created for the first route that stores
+   * pictures): a name of our own, so the acknowledgement of the storage statement can name it.
+   */
+  private picturesBucketArn(pictures: PictureStorage): string {
+    const existing = this.node.tryFindChild(PICTURES_BUCKET_ARN_PARAMETER) as CfnParameter | undefined;
+    if (existing) return existing.valueAsString;
+    const parameter = new CfnParameter(this, PICTURES_BUCKET_ARN_PARAMETER, { type: 'String', description: 'The pictures bucket (ARN)' });
+    parameter.overrideLogicalId(PICTURES_BUCKET_ARN_PARAMETER);
+    this.setParameter(PICTURES_BUCKET_ARN_PARAMETER, pictures.bucket.bucketArn);
+    return parameter.valueAsString;
+  }
 }
 
 /** The variables and permissions of a route's function (access.ts decides, this spells them out). */
-function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
+function routeAccess(route: RouteDecl, shared: RouteGroupShared, picturesBucketArn: () => string) {
   const origin = originAccess(shared.originSecret);
   const environment: Record<string, string> = { ...shared.environment, ...origin.environment, [ENV.table]: shared.table.tableName };
   const keys = routeKeys(route);
@@ -117,6 +134,12 @@ function routeAccess(route: RouteDecl, shared: RouteGroupShared) {
   for (const grant of routeGrants(route)) {
     if ('setting' in grant) {
       environment[grant.env] = shared[grant.setting] ?? '';
+      continue;
+    }
+    if ('storage' in grant) {
+      environment[grant.env] = shared.pictures.bucket.bucketName;
+      environment[ENV.picturesBaseUrl] = shared.pictures.baseUrl;
+      statements.push(pictureObjectsStatement('s3:PutObject', picturesBucketArn()));
       continue;
     }
     const secret = shared.secrets[grant.secret];

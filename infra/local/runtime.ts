@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
-import { ensureTable, startEngines, type Engines } from './engines.js';
+import { ensureTable, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { startStreamPoller, type StreamPoller } from './streams.js';
@@ -54,6 +54,15 @@ export async function ensureKeyMaterial(dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * Where the local functions store uploaded pictures: the emulator's bucket, served by the
+ * emulator itself at http://127.0.0.1:<port>/<bucket>/<key> (plain http on loopback; on AWS the
+ * URLs are the pictures distribution's https URLs).
+ */
+export function picturesEnvironment(s3Endpoint: string): Record<string, string> {
+  return { [ENV.picturesBucket]: LOCAL_PICTURES_BUCKET, [ENV.picturesBaseUrl]: `${s3Endpoint}/${LOCAL_PICTURES_BUCKET}` };
+}
+
 /** The environment of every function, as the CDK app sets it on AWS (see infra/aws). */
 export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: string, table: string): Record<string, string> {
   return {
@@ -74,6 +83,7 @@ export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: stri
     // <data dir>/secrets/social-secrets.json (README, "Social sign-in").
     [ENV.socialProviders]: process.env.SOCIAL_PROVIDERS ?? '',
     [ENV.socialSecrets]: SECRET_NAMES.social,
+    ...picturesEnvironment(engines.env.AWS_ENDPOINT_URL_S3 ?? ''),
   };
 }
 

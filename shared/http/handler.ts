@@ -6,7 +6,8 @@
  *   interpret  the request checks in the precedence order of API.md §1.4:
  *              413 body size → 429 rate limits per IP / e-mail → 401 credentials →
  *              429 rate limits per user → 403 role (and the route's guard) → 415 content type →
- *              400 malformed body / invalid query (incl. the cursor) → 404 path values
+ *              400 malformed body (JSON, or multipart for `bodyType: 'multipart'`) / invalid
+ *              query (incl. the cursor) → 404 path values
  *   represent  JSON body, sparse fields, ETag / 304, Cache-Control
  *
  * The operation itself gets an `ApiRequest` and returns a `Reply`; it checks what depends on
@@ -27,12 +28,14 @@ import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { authFromItem, authKeyOf } from '../db/users.js';
 import { issuesToErrors } from '../domain/fields.js';
 import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
+import { formBody, isMultipartContentType, multipartLimits, parseMultipart, type MultipartForm } from './multipart.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
 import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
 import { requestLimits } from './rate-limiter.js';
 import { cacheControl, etagOf, noneMatch, projectFields } from './represent.js';
 import {
   JSON_BODY_LIMIT,
+  MULTIPART_BODY_LIMIT,
   bodyBytes,
   isJsonContentType,
   lowerCaseHeaders,
@@ -68,7 +71,10 @@ export interface ApiRequest<R extends RouteDecl = RouteDecl> {
   ifMatch: EntityTags | null;
   /** The body validated against the route's schema; throws 400 validation-error. */
   body(): R['body'] extends z.ZodType ? z.output<R['body']> : never;
-  /** The parsed JSON body before validation (`{}` when empty). */
+  /**
+   * The parsed body before validation (`{}` when empty): a JSON object, or for a multipart body
+   * the first value of each part (an UploadedFile or a string) in an object without a prototype.
+   */
   rawBody: Record<string, unknown>;
   /**
    * An item the operation's `prefetch` named, read with the caller's auth state: the item, or
@@ -126,18 +132,21 @@ async function authenticate(
 function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodObject): middy.MiddlewareObj<ApiEvent, ApiResult> {
   const params = route.params ?? idParams(pathParamNames(route.path));
   const allowedQuery = new Set(Object.keys(query.shape));
+  const multipart = route.bodyType === 'multipart';
+  const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
+  const limits = multipart ? multipartLimits(route.body as z.ZodObject) : undefined;
   return {
     before: async (request) => {
       const event = request.event;
       const headers = lowerCaseHeaders(event.headers);
       const bytes = bodyBytes(event.body, event.isBase64Encoded === true);
-      if (bytes.length > JSON_BODY_LIMIT) throw new HttpError('payload-too-large', 'The request body is larger than 1 MiB.');
-      const limits = requestLimits(route, event, headers, bytes);
-      await limits.beforeCredentials();
+      if (bytes.length > limit) throw new HttpError('payload-too-large', `The request body is larger than ${limit / 1_048_576} MiB.`);
+      const rateLimits = requestLimits(route, event, headers, bytes);
+      await rateLimits.beforeCredentials();
       const { caller, pending } = await authenticate(route, event, headers).catch((err: unknown) => {
         throw err instanceof InvalidToken ? invalidToken() : err;
       });
-      await limits.afterCredentials(caller);
+      await rateLimits.afterCredentials(caller);
       const access = route.access;
       if (caller && access !== 'public' && access !== 'credentials' && !hasRole(caller.role, access)) {
         throw new HttpError('forbidden', 'Your role does not allow this operation.');
@@ -162,11 +171,18 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
       if (caller) requestState(event).userId = caller.user_id;
 
       let rawBody: Record<string, unknown> = {};
+      let form: MultipartForm | undefined;
       let pairs: [string, string][];
       let q: Record<string, unknown>;
       let pathValues: Record<string, string>;
       try {
-        if (route.body && bytes.length > 0) {
+        if (route.body && bytes.length > 0 && multipart) {
+          if (!isMultipartContentType(headers['content-type'])) {
+            throw new HttpError('unsupported-media-type', 'The body must be sent as multipart/form-data.');
+          }
+          form = await parseMultipart(bytes, headers['content-type']!, limits!);
+          rawBody = Object.assign(Object.create(null) as Record<string, unknown>, Object.fromEntries(form.files), Object.fromEntries(form.fields));
+        } else if (route.body && bytes.length > 0) {
           if (!isJsonContentType(headers['content-type'])) {
             throw new HttpError('unsupported-media-type', 'The body must be sent as application/json (UTF-8).');
           }
@@ -200,7 +216,10 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
         ifMatch: parseEntityTags(headers['if-match']),
         rawBody,
         body: () => {
-          if (!validated) {
+          if (!validated && multipart) {
+            // An empty body has no parts (§1.2: treated as `{}`).
+            validated = { value: formBody(form ?? EMPTY_FORM, route.body as z.ZodObject) };
+          } else if (!validated) {
             const out = route.body!.safeParse(rawBody, { reportInput: true });
             if (!out.success) throw validationError(issuesToErrors(out.error.issues));
             validated = { value: out.data };
@@ -221,6 +240,8 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
 }
 
 const requests = new WeakMap<object, ApiRequest>();
+
+const EMPTY_FORM: MultipartForm = { files: new Map(), fields: new Map(), repeated: new Set(), truncated: new Set(), tooManyParts: false };
 
 /** JSON body, sparse fields, ETag / If-None-Match, Cache-Control. */
 function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {

@@ -56,6 +56,12 @@ export interface RouteDecl {
   query?: z.ZodObject;
   /** Request body: the schema validated when the handler asks for the body. */
   body?: z.ZodType;
+  /**
+   * How the body is sent (API.md §1.2): `json` (default; `application/json`, at most 1 MiB) or
+   * `multipart` (`multipart/form-data`, at most 3 MiB; `body` is then a strict object of the
+   * parts, files declared with filePart(), shared/http/multipart.ts). Any other content type → 415.
+   */
+  bodyType?: 'json' | 'multipart';
   response: ResponseSpec;
   cache?: CachePolicy;
   /** Problem types specific to this operation (for the OpenAPI document). */
@@ -103,9 +109,11 @@ export interface RouteDecl {
  * - `signing-key`: mints tokens (the private signing keys);
  * - `email-tokens`: issues or checks e-mailed tokens (their HMAC key);
  * - `social-providers`: talks to the configured social sign-in providers (their configuration);
- * - `social-secrets`: authenticates to them as their client (the client secrets, for the code exchange).
+ * - `social-secrets`: authenticates to them as their client (the client secrets, for the code exchange);
+ * - `picture-storage`: stores uploaded picture files (s3:PutObject under `pictures/` of the
+ *   pictures bucket, whose name and public base URL it is given).
  */
-export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers' | 'social-secrets';
+export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers' | 'social-secrets' | 'picture-storage';
 
 export function defineRoute<const T extends RouteDecl>(decl: T): T {
   return decl;

@@ -28,7 +28,8 @@ beforeAll(() => {
     context: { stage: 'prod', edge: 'true', region: REGION, allowedOrigins: 'https://app.example.org', mailFrom: 'no-reply@example.org', frontendUrl: 'https://app.example.org' },
   });
   acl = s.resources.find((r) => r.type === 'AWS::WAFv2::WebACL')!.properties;
-  distribution = s.resources.find((r) => r.type === 'AWS::CloudFront::Distribution')!.properties.DistributionConfig;
+  // The edge's distribution (the pictures have one of their own, test/infra/pictures.test.ts).
+  distribution = s.resources.find((r) => r.logicalId === logicalIdOf(s.stack.edge!.distribution))!.properties.DistributionConfig;
 });
 afterAll(() => s?.dispose());
 
@@ -49,7 +50,7 @@ describe('stacks', () => {
     expect(s.edge!.region).toBe('us-east-1');
     expect(s.stack.region).toBe(REGION);
     expect(s.resources.filter((r) => r.type === 'AWS::WAFv2::WebACL').map((r) => r.stack)).toEqual([s.edge]);
-    expect(s.resources.filter((r) => r.type === 'AWS::CloudFront::Distribution').map((r) => r.stack)).toEqual([s.stack]);
+    expect(s.resources.filter((r) => r.type === 'AWS::CloudFront::Distribution').map((r) => r.stack)).toEqual([s.stack, s.stack]);
     expect(s.stack.dependencies).toContain(s.edge);
   });
 
@@ -282,7 +283,8 @@ describe('distribution', () => {
       for (const f of functionsOf(custom).filter((x) => x.component !== undefined && x.component !== 'signing-keys')) {
         expect(f.env[ENV.baseUrl], f.component).toBe('https://api.example.org');
       }
-      expect(custom.resources.filter((r) => r.type === 'AWS::CloudFront::Distribution')).toHaveLength(1);
+      // The edge's and the pictures'.
+      expect(custom.resources.filter((r) => r.type === 'AWS::CloudFront::Distribution')).toHaveLength(2);
     } finally {
       custom.dispose();
     }

@@ -622,9 +622,9 @@ describe('context', () => {
     expect(() => synth({ context: { region: 'Europe' } })).toThrow(/region/);
   });
 
-  it('without edge (the default) there is no CloudFront, no web ACL and no second stack; the stack is environment-agnostic', () => {
+  it('without edge (the default) there is no CloudFront in front of the API (only the pictures’), no web ACL and no second stack; the stack is environment-agnostic', () => {
     expect(dev.edge).toBeUndefined();
-    expect(resourcesOf(dev, 'AWS::CloudFront::Distribution')).toHaveLength(0);
+    expect(resourcesOf(dev, 'AWS::CloudFront::Distribution').map((r) => r.logicalId)).toEqual([logicalIdOf(dev.stack.pictures.distribution)]);
     expect(resourcesOf(dev, 'AWS::WAFv2::WebACL')).toHaveLength(0);
     // No origin secret, and no function checks one: the functions never look at the edge's headers.
     expect(resourcesOf(dev, 'AWS::SecretsManager::Secret').map((r) => r.properties.Name)).not.toContain('dev/catalogue/origin-verify');

@@ -52,7 +52,7 @@ describe('cleanup job: accounts never activated', () => {
     // As the scheduler runs it: the declared module, a scheduled event.
     const scheduler = startScheduler({ jobs: JOBS.filter((j) => j.name === 'cleanup') });
     try {
-      expect(await scheduler.run('cleanup')).toMatchObject({ deleted: 1 });
+      expect(await scheduler.run('cleanup')).toMatchObject({ accounts: { deleted: 1 } });
     } finally {
       await scheduler.stop();
     }

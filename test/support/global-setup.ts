@@ -1,7 +1,7 @@
 /**
  * Starts the real local engines once per test run (DynamoDB Local in memory, the SES and S3
- * emulators, the Secrets Manager endpoint with fresh key material) and hands their addresses to
- * the test files.
+ * emulators — the S3 emulator with the pictures bucket created —, the Secrets Manager endpoint
+ * with fresh key material) and hands their addresses to the test files.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

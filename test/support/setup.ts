@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
 import { SECRET_NAMES } from '../../infra/api-config.js';
+import { picturesEnvironment } from '../../infra/local/runtime.js';
 import { keyTrace } from './key-trace.js';
 
 const env = inject('engineEnv');
@@ -26,6 +27,8 @@ Object.assign(process.env, env, {
   // Suites register many users and sign in often: the specific rate limits are off unless a
   // file (the tests of the limits themselves) switches them on. Functions read it per request.
   RATE_LIMITS: 'off',
+  // The bucket exists from the engines' start (global-setup.ts); every file shares it (keys are new ids).
+  ...picturesEnvironment(env.AWS_ENDPOINT_URL_S3!),
 });
 
 const trace = keyTrace();

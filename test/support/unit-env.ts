@@ -20,4 +20,6 @@ Object.assign(process.env, {
   RATE_LIMITS: 'off',
   MAIL_FROM: 'no-reply@catalogue.test',
   FRONTEND_URL: 'https://app.example.org',
+  PICTURES_BUCKET: 'unit-test-pictures',
+  PICTURES_BASE_URL: 'https://pictures.example.org',
 });

@@ -1,0 +1,94 @@
+/**
+ * Uploaded picture files in object storage (API.md §4.9, DESIGN.md §5). A file is stored
+ * unchanged under a key the server chooses, `pictures/<person id>/<new id>.<ext>`, with the
+ * Content-Type of what its content is (shared/domain/images.ts), and is served publicly at
+ * `<PICTURES_BASE_URL>/<key>`: on AWS the pictures distribution in front of the private bucket
+ * (infra/aws/storage.ts), locally the S3 emulator's URL of the bucket (plain http on localhost).
+ * The bucket is PICTURES_BUCKET; the endpoint comes from AWS_ENDPOINT_URL_S3 where one is set
+ * (locally), addressed path-style, since the emulator has no host name per bucket.
+ *
+ * Objects are never overwritten (every upload gets a new key) and are deleted only by the cleanup
+ * job, after the picture's record is gone (shared/db/files.ts). Storage that is unavailable
+ * (network errors, throttling, 5xx) → 503 with Retry-After, as the database's outages are.
+ */
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { isUnavailable } from '../db/errors.js';
+import { IMAGE_TYPES, type JudgedImage } from '../domain/images.js';
+import { serviceUnavailable } from '../http/problem.js';
+import { newId } from '../ids.js';
+
+/** Where every picture file lives in the bucket (the upload function may write only there). */
+export const PICTURES_PREFIX = 'pictures/';
+
+/**
+ * How long browsers and the distribution may keep a file. Keys are never reused, so a file never
+ * changes; a deleted one is gone within this time after the cleanup job removed it.
+ */
+export const PICTURE_CACHE_CONTROL = 'public, max-age=86400';
+
+/** S3 errors that mean "unavailable now" beyond the 5xx, throttling and network errors of isUnavailable. */
+const UNAVAILABLE = new Set(['SlowDown', 'RequestTimeout']);
+
+let client: S3Client | undefined;
+
+export function s3(): S3Client {
+  client ??= new S3Client({ maxAttempts: 3, forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined });
+  return client;
+}
+
+function setting(name: 'PICTURES_BUCKET' | 'PICTURES_BASE_URL'): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+export const picturesBucket = () => setting('PICTURES_BUCKET');
+
+/** The public URL of a stored file. */
+export const pictureUrl = (key: string): string => `${setting('PICTURES_BASE_URL').replace(/\/+$/, '')}/${key}`;
+
+/** The key of a file from its public URL; null for any URL that is not one of ours. */
+export function pictureKeyOf(url: string): string | null {
+  const base = `${setting('PICTURES_BASE_URL').replace(/\/+$/, '')}/`;
+  if (!url.startsWith(base)) return null;
+  const key = url.slice(base.length);
+  return /^pictures\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{22}\.(jpg|png|webp)$/.test(key) ? key : null;
+}
+
+async function send<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (err) {
+    if (isUnavailable(err) || UNAVAILABLE.has((err as { name?: string })?.name ?? '')) throw serviceUnavailable();
+    throw err;
+  }
+}
+
+export interface StoredPicture {
+  key: string;
+  url: string;
+}
+
+/** Stores an accepted image of a person as sent; its key and public URL. */
+export async function storePicture(personId: string, image: JudgedImage): Promise<StoredPicture> {
+  const type = IMAGE_TYPES[image.type];
+  const key = `${PICTURES_PREFIX}${personId}/${newId()}.${type.ext}`;
+  await send(() =>
+    s3().send(
+      new PutObjectCommand({
+        Bucket: picturesBucket(),
+        Key: key,
+        Body: image.bytes,
+        ContentType: type.mime,
+        ContentLength: image.bytes.length,
+        CacheControl: PICTURE_CACHE_CONTROL,
+      }),
+    ),
+  );
+  return { key, url: pictureUrl(key) };
+}
+
+/** Deletes a stored file; a file that is already gone is fine (S3 answers a deletion of nothing with success). */
+export async function deleteStoredFile(key: string): Promise<void> {
+  await send(() => s3().send(new DeleteObjectCommand({ Bucket: picturesBucket(), Key: key })));
+}
