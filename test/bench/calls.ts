@@ -117,6 +117,9 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
             return { method: 'GET', path: `${next.pathname}${next.search}` };
           });
           add('anonymous, search (q)', async () => (await shared(segment), { method: 'GET', path: `${collection}?q=bench` }));
+          if (segment === 'animes') {
+            add('anonymous, filter and ordering', async () => (await shared(segment), { method: 'GET', path: `${collection}?media_type=tv&ordering=-aired_from` }));
+          }
           add('signed in (member token)', async () => ({ method: 'GET', path: collection, token: await bearer(route) }));
           break;
         case 'get':
@@ -137,6 +140,10 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
           }));
           break;
       }
+    } else if (route.method === 'GET' && pathParamNames(route.path).join() === 'id' && CATALOGUE_SEGMENTS.has(route.path.split('/')[2]!)) {
+      // A sub-resource list of a catalogue record.
+      const segment = route.path.split('/')[2]!;
+      out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: route.path.replace('{id}', await shared(segment)) }) });
     } else if (route.method === 'GET' && pathParamNames(route.path).length === 0) {
       // No path parameters: the path as declared, without a query (every query parameter is optional).
       const variant = route.access === 'public' ? 'anonymous' : route.access === 'credentials' ? 'as declared' : `${route.access} token`;
