@@ -3,7 +3,7 @@
  * e.g. the caller's auth state together with a record or a counter. Keys are opaque to callers:
  * they come from the entity modules of this folder.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 
 export interface ItemKey {
@@ -39,4 +39,27 @@ async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
   }
   return keys.map((k) => found.get(id(k)) ?? null);
+}
+
+/**
+ * Every item of one partition (optionally only the sort keys beginning with `prefix`), strongly
+ * consistent: one Query, more only when the partition holds over 1 MB.
+ */
+export async function queryAll(pk: string, prefix?: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((out.Items ?? []) as Item[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

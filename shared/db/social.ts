@@ -13,7 +13,8 @@
  * its twin under the user lets the account's links be found with one Query (account deletion
  * removes them). Both are written in the transaction that creates or links the account.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from './batch.js';
 import { db, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { KeyPattern } from './key-patterns.js';
@@ -110,22 +111,7 @@ export function linkPlans(link: SocialLink, replacing: SocialLink | null = null)
 
 /** The identities linked to an account (one Query). */
 export async function socialLinksOfUser(userId: string): Promise<SocialLink[]> {
-  const links: SocialLink[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': userLinksPk(userId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) links.push(linkAttributes(item as SocialLink));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return links;
+  return (await queryAll(userLinksPk(userId))).map((item) => linkAttributes(item as unknown as SocialLink));
 }
 
 /** Removes a link and its twin (account deletion: commit with the deletion of the account). */

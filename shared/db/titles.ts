@@ -15,8 +15,8 @@
  * 400 KB items. Counts of linked taxonomy records (`anime_count`, …) change in the write's own
  * transaction (exact immediately, §3.7); see titleWrite.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Item, ItemKey } from './batch.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { indexChange, type IndexDef } from './catalogue-index.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Stored, type WritePlan } from './records.js';
@@ -68,21 +68,7 @@ export function chunk(entries: readonly unknown[]): unknown[][] {
 
 /** The whole partition of a title: record, chunks and journal (one Query; more pages at the maxima). */
 export async function loadTitle<R extends BaseRecord>(def: TitleDef<R>, id: string): Promise<StoredTitle<R> | null> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': recordPk(def.entity.kind, id) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((out.Items ?? []) as Item[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll(recordPk(def.entity.kind, id));
   const record = items.find((i) => i.sk === 'R');
   if (!record) return null;
   const relations: Record<string, unknown[]> = Object.fromEntries(def.relations.map((r) => [r, []]));
@@ -115,25 +101,9 @@ export async function loadTitle<R extends BaseRecord>(def: TitleDef<R>, id: stri
 export async function readRelation<R extends BaseRecord>(def: TitleDef<R>, id: string, relation: string): Promise<unknown[] | null> {
   const pk = recordPk(def.entity.kind, id);
   const prefix = `C#${relation}#`;
-  const chunks: Item[] = [];
-  const [record] = await Promise.all([
+  const [record, chunks] = await Promise.all([
     db().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'R' }, ProjectionExpression: 'pk', ConsistentRead: true })),
-    (async () => {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const out = await db().send(
-          new QueryCommand({
-            TableName: tableName(),
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
-            ExpressionAttributeValues: { ':pk': pk, ':c': prefix },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        chunks.push(...((out.Items ?? []) as Item[]));
-        start = out.LastEvaluatedKey;
-      } while (start);
-    })(),
+    queryAll(pk, prefix),
   ]);
   if (!record.Item) return null;
   return chunks
