@@ -189,3 +189,17 @@ describe('taxonomy counts on their lists', () => {
     }
   });
 });
+
+describe('who may write', () => {
+  it('anonymous → 401, a member → 403 on every write; nothing changes', async () => {
+    const a = expectJson(await post('/api/animes/', anime()), 201);
+    const member = (await server.user('member')).auth;
+    const body = { name: uniqueName('Denied') };
+    for (const [method, path] of [['POST', '/api/animes/'], ['PUT', `/api/animes/${a.id}/`], ['PATCH', `/api/animes/${a.id}/`], ['DELETE', `/api/animes/${a.id}/`]] as const) {
+      expectProblem(await send(server, method, path, { body }), 401, 'authentication-required');
+      expectProblem(await send(server, method, path, { body, headers: member }), 403, 'forbidden');
+    }
+    expect(await get(`/api/animes/${a.id}/`)).toEqual(a);
+    expect((await walk(server, `/api/animes/?q=${encodeURIComponent(body.name)}`)).results).toEqual([]);
+  });
+});
