@@ -76,7 +76,7 @@ export interface Stored<R> {
 type AnyDef = EntityDef<BaseRecord>;
 const anyDef = <R extends BaseRecord>(def: EntityDef<R>) => def as unknown as AnyDef;
 
-const recordKey = (def: AnyDef, id: string) => ({ pk: `${def.kind}#${id}`, sk: 'R' });
+const recordKey = (def: AnyDef, id: string) => recordKeyOfKind(def.kind, id);
 const counterKey = (def: AnyDef) => ({ pk: `${def.kind}#N`, sk: 'N' });
 const uniqueKey = (def: AnyDef, field: string, key: string) => ({ pk: `${def.kind}#U#${field}#${key}`, sk: 'U' });
 const orderingPk = (def: AnyDef, ordering: string, dir: 'asc' | 'desc') => `${def.kind}#O#${ordering}#${dir === 'asc' ? 'A' : 'D'}`;

@@ -23,7 +23,7 @@ import {
   type PolicyName,
 } from '../../shared/http/rate-limits.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
-import { invokeApi } from '../support/lambda.js';
+import { invokeApi, signInRoute } from '../support/lambda.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 
@@ -66,17 +66,7 @@ const undos = () => updates().filter((u) => ':minus' in (u.ExpressionAttributeVa
 
 // ---- declared test routes ---------------------------------------------------------------------
 
-const signIn = defineRoute({
-  name: 'tokens.create',
-  method: 'POST',
-  path: '/api/tokens/jwt/create/',
-  access: 'credentials',
-  summary: 'Sign in',
-  body: z.object({ email: z.string(), password: z.string() }).strict(),
-  response: { status: 200 },
-  rateLimit: { policy: 'sign-in' },
-  keys: [],
-});
+const signIn = signInRoute('sign-in');
 const signInOperation: Operation<typeof signIn> = async (req) => {
   const body = req.body();
   if (body.password !== 'right') throw new HttpError('invalid-credentials', 'Wrong e-mail or password.');
