@@ -5,14 +5,29 @@ import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { animes } from '../../shared/domain/animes.js';
 import { mediaOrderings, pictureRead, videoFilters, videoRead } from '../../shared/domain/media.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
+import { castFilters, castItem, castOrderings, staffItem, staffOrderings } from '../../shared/domain/casts.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 import * as z from 'zod';
 
 const OWN = [titleKeys(animeTitle)];
+const CAST = [titleKeys(animeTitle), 'CHARACTER#*', 'PERSON#*', TOMBSTONE_KEYS];
 
 export const routes = {
   ...crudRoutes({ ...animes, keys: TITLE_KEYS.anime }),
+  characters: defineRoute({
+    name: 'animes.characters', method: 'GET', path: '/api/animes/{id}/characters/', access: 'public',
+    summary: "List an anime's characters and their voice actors",
+    query: z.object({ ordering: orderingParam(castOrderings, 'position'), ...castFilters }),
+    response: { status: 200, schema: castItem, page: true, fields: Object.keys(castItem.shape) }, errors: ['not-found'], keys: CAST,
+  }),
+  staff: defineRoute({
+    name: 'animes.staff', method: 'GET', path: '/api/animes/{id}/staff/', access: 'public',
+    summary: "List an anime's staff",
+    query: z.object({ ordering: orderingParam(staffOrderings, 'position') }),
+    response: { status: 200, schema: staffItem, page: true, fields: Object.keys(staffItem.shape) }, errors: ['not-found'], keys: CAST,
+  }),
   videos: defineRoute({
     name: 'animes.videos', method: 'GET', path: '/api/animes/{id}/videos/', access: 'public',
     summary: "List an anime's videos",

@@ -8,6 +8,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { KeyPattern as PartitionKeyPattern } from '../../shared/db/key-patterns.js';
 import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
+import { EFFECT_KINDS, RELATION_KEYS } from '../../shared/db/reverse.js';
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
@@ -35,6 +36,8 @@ export interface StreamConsumerDecl {
   retryAttempts: number;
   /** The consumer sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
+  /** The function's timeout (default 60 s). */
+  timeoutSeconds?: number;
   /**
    * The table items the consumer reads and writes, as partition-key patterns (as RouteDecl.keys);
    * its role may touch no other. Not what its filter passes: the records come from the stream.
@@ -66,6 +69,18 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     batchSize: 100,
     retryAttempts: 5,
     keys: CATALOGUE_STREAM.keys,
+  },
+  {
+    name: 'relations',
+    entry: 'functions/streams/relations.ts',
+    description: 'Keeps relations in step with catalogue records: reverse views, names after renames, references to deleted records',
+    // Record items only (`<KIND>#<id>` / `R`): what changed is read again from the table.
+    filter: { events: ['INSERT', 'MODIFY', 'REMOVE'], keys: { pk: EFFECT_KINDS.map((k) => ({ prefix: `${k}#` })), sk: { equals: 'R' } } },
+    batchSize: 10,
+    retryAttempts: 5,
+    // A deleted genre's cleanup rewrites every anime that has it.
+    timeoutSeconds: 900,
+    keys: RELATION_KEYS,
   },
 ];
 

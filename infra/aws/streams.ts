@@ -83,7 +83,7 @@ export class StreamConsumers extends Construct {
         entry: consumer.entry,
         component: `stream.${consumer.name}`,
         description: consumer.description,
-        timeout: Duration.seconds(60),
+        timeout: Duration.seconds(consumer.timeoutSeconds ?? 60),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: { ...props.environment, [ENV.table]: table.tableName, ...(consumer.sendsMail ? props.mail!.environment() : {}) },
         statements: [

@@ -56,6 +56,7 @@ export const animeEntity: EntityDef<AnimeRecord> = {
   kind: 'ANIME',
   // Lists are served by the catalogue index, not by records.ts ordering entries.
   orderings: {},
+  referenced: true,
   unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'An anime with this name already exists.' }],
 };
 

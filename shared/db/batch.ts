@@ -3,7 +3,7 @@
  * e.g. the caller's auth state together with a record or a counter. Keys are opaque to callers:
  * they come from the entity modules of this folder.
  */
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 
 export interface ItemKey {
@@ -62,4 +62,28 @@ export async function queryAll(pk: string, prefix?: string): Promise<Item[]> {
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/** Items per BatchWriteItem (DynamoDB's limit). */
+const MAX_WRITES = 25;
+
+/**
+ * Puts and deletes, unconditional and each idempotent (for items kept in step by a consumer or
+ * loaded in bulk): 25 per call, 4 calls in flight, unprocessed ones retried with backoff.
+ */
+export async function writeItems(puts: readonly Item[], deletes: readonly ItemKey[] = []): Promise<void> {
+  const requests = [...puts.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }))];
+  const batches: (typeof requests)[] = [];
+  for (let i = 0; i < requests.length; i += MAX_WRITES) batches.push(requests.slice(i, i + MAX_WRITES));
+  const send = async (batch: typeof requests) => {
+    let pending = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      if (attempt > 6) throw Object.assign(new Error('BatchWriteItem left items unprocessed'), { name: 'ProvisionedThroughputExceededException' });
+      const table = tableName();
+      const out = await db().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
+    }
+  };
+  for (let i = 0; i < batches.length; i += 4) await Promise.all(batches.slice(i, i + 4).map(send));
 }

@@ -25,7 +25,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { matchesTerms, searchText, startsWordInsideRun, termNeedle } from '../text.js';
-import { getItems, type Item, type ItemKey } from './batch.js';
+import { getItems, queryAll, type Item, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
 import type { BaseRecord, Ordering } from './records.js';
@@ -337,4 +337,11 @@ export async function queryIndex<R extends BaseRecord>(
   );
   calls += page.reads;
   return { entries: page.items.map((i) => ({ id: i.value, sk: i.sk })), next: page.next, previous: page.previous, total, alsoItems, calls, strategy: 'walk' };
+}
+
+/** The ids of the records with `value` among a posting filter's values (every posting of the list). */
+export async function postingIds<R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): Promise<string[]> {
+  const d = any(def);
+  const items = await queryAll(listPk(d, postingList(def.postings[filter] ?? filter, value)));
+  return items.map((i) => String(i.sk));
 }

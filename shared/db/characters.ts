@@ -15,13 +15,22 @@ export interface CharacterRecord extends BaseRecord {
   image: string | null;
   favorites: number;
   members: number;
+  /**
+   * Not shown: the character's appearances as `ANIME#<id>#<role>` / `MANGA#<id>#<role>`, kept by
+   * the catalogue consumer from the casts; the `anime`, `manga` and `role` filters index them.
+   */
+  appearances?: string[];
 }
 
 export const characterEntity: EntityDef<CharacterRecord> = {
   kind: 'CHARACTER',
   // Lists are served by the catalogue index, not by records.ts ordering entries.
   orderings: {},
+  referenced: true,
 };
+
+const appearing = (r: CharacterRecord, kind: string) =>
+  (r.appearances ?? []).map((t) => t.split('#')).filter(([k]) => k === kind).map(([, id, role]) => ({ id: id!, role: role! }));
 
 export const characterIndex: IndexDef<CharacterRecord> = {
   kind: 'CHARACTER',
@@ -31,9 +40,15 @@ export const characterIndex: IndexDef<CharacterRecord> = {
     members: { value: (r) => r.members, type: 'count' },
     created_at: { value: (r) => r.created_at, type: 'plain' },
   },
-  // The `anime`, `manga` and `role` filters of §4.2 come from the animes' and mangas' casts.
-  filters: {},
-  postings: {},
+  // §4.2: `role` with `anime`/`manga` means that role in that title (anime_role, manga_role).
+  filters: {
+    anime: (r) => appearing(r, 'ANIME').map((a) => a.id),
+    manga: (r) => appearing(r, 'MANGA').map((a) => a.id),
+    role: (r) => [...new Set((r.appearances ?? []).map((t) => t.split('#')[2]!))].sort(),
+    anime_role: (r) => appearing(r, 'ANIME').map((a) => `${a.id}:${a.role}`),
+    manga_role: (r) => appearing(r, 'MANGA').map((a) => `${a.id}:${a.role}`),
+  },
+  postings: { anime: 'anime', manga: 'manga', role: 'role', anime_role: 'anime_role', manga_role: 'manga_role' },
   searchFields: (r) => [r.name, r.name_kanji, ...r.nicknames],
 };
 

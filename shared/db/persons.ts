@@ -28,6 +28,7 @@ export const personEntity: EntityDef<PersonRecord> = {
   kind: 'PERSON',
   // Lists are served by the catalogue index, not by records.ts ordering entries.
   orderings: {},
+  referenced: true,
 };
 
 export const personIndex: IndexDef<PersonRecord> = {

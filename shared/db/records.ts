@@ -27,6 +27,7 @@ import type { KeyPattern } from './key-patterns.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
 import { sortKey, type OrderType, type OrderValue } from './sort-keys.js';
+import { tombstonePlan } from './tombstones.js';
 
 export interface BaseRecord {
   id: string;
@@ -64,6 +65,11 @@ export interface EntityDef<R extends BaseRecord> {
   searchFields?: (r: R) => string[];
   /** Attributes copied onto ordering items for filter expressions (e.g. a producer's `type`). */
   filterAttributes?: (r: R) => Record<string, string | number | boolean | null>;
+  /**
+   * Other records embed references to these (a genre in an anime's `genres`): a deletion leaves a
+   * tombstone that reads filter by until the references are removed (tombstones.ts).
+   */
+  referenced?: boolean;
 }
 
 export interface Stored<R> {
@@ -258,12 +264,13 @@ export function replacePlan<R extends BaseRecord>(
 export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): WritePlan {
   const d = anyDef(def);
   const r = stored.record;
-  return plan([
+  const own = plan([
     [del(recordKey(d, r.id), AT_REV(stored.rev)), { what: 'record', kind: def.kind }],
     ...(def.unique ?? []).map((u): [object, Meaning] => [del(uniqueKey(d, u.field, u.key(r))), null]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [del({ pk: String(item.pk), sk: String(item.sk) }), null]),
     [count(d, -1), null],
   ]);
+  return def.referenced ? joinPlans(own, tombstonePlan(def.kind, r.id)) : own;
 }
 
 /**

@@ -48,6 +48,8 @@ function named<R extends NamedRecord>(
     },
     unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: `A ${noun} with this name already exists.` }],
     searchFields: (r) => [r.name],
+    // Titles embed taxonomy records as Refs.
+    referenced: true,
     ...extra,
   };
 }

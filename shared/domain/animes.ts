@@ -296,6 +296,8 @@ export const animes: TitleResource<AnimeRecord> = {
     return { record, relations };
   },
   links: (before, after) => linkCounts(linked(before), linked(after), { studio: 'studio', licensor: 'licensor' }),
+  references,
+  embedded: { genres: 'GENRE', themes: 'THEME', studios: 'PRODUCER', producers: 'PRODUCER', licensors: 'PRODUCER' },
 };
 
 function yearParam() {

@@ -6,7 +6,10 @@
 import * as z from 'zod';
 import { characterTitle, type CharacterRecord } from '../db/characters.js';
 import { CharacterRole, Language } from './enums.js';
+import { enumParam, idParam } from '../http/schemas.js';
 import { distinctList, line, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
+import { readReverse } from '../db/reverse.js';
+import { characterViews } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 
 const characterFields = {
@@ -20,7 +23,7 @@ const characterFields = {
 const timestamp = z.string().meta({ format: 'date-time' });
 const ref = z.object({ id: z.string(), name: z.string() });
 
-const characterListItem = z.object({
+export const characterListItem = z.object({
   id: z.string(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -48,7 +51,21 @@ export const characters: TitleResource<CharacterRecord> = {
   fields: characterFields,
   read: characterRead,
   listRead: characterListItem,
-  list: { orderings: ['name', 'favorites', 'members', 'created_at'], defaultOrdering: 'name', search: true, filters: {} },
+  list: {
+    orderings: ['name', 'favorites', 'members', 'created_at'],
+    defaultOrdering: 'name',
+    search: true,
+    filters: { anime: idParam, manga: idParam, role: enumParam(CharacterRole) },
+    references: { anime: 'ANIME', manga: 'MANGA' },
+    // §4.2: with `anime` or `manga`, `role` is the role in that title.
+    combine: ({ role, ...equals }) => {
+      if (role === undefined || (equals.anime === undefined && equals.manga === undefined)) return role === undefined ? equals : { ...equals, role };
+      const out: Record<string, string> = {};
+      if (equals.anime !== undefined) out.anime_role = `${equals.anime}:${role}`;
+      if (equals.manga !== undefined) out.manga_role = `${equals.manga}:${role}`;
+      return out;
+    },
+  },
   writable: (r) => ({ name: r.name, name_kanji: r.name_kanji, nicknames: r.nicknames, about: r.about, image: r.image }),
   build: async (v, meta, before) => ({
     record: {
@@ -62,7 +79,10 @@ export const characters: TitleResource<CharacterRecord> = {
       image: v.image as string | null,
       favorites: before?.record.favorites ?? 0,
       members: before?.record.members ?? 0,
+      // Kept by the catalogue consumer from the casts (reverse-views.ts); not shown.
+      appearances: before?.record.appearances ?? [],
     },
     relations: {},
   }),
+  views: async (id, deleted) => characterViews(await readReverse('CHARACTER', id), deleted),
 };

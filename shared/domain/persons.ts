@@ -11,6 +11,8 @@ import { enumParam } from '../http/schemas.js';
 import { Language, PersonCategory } from './enums.js';
 import { date, distinctList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
+import { readReverse } from '../db/reverse.js';
+import { personViews } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 
 const personFields = {
@@ -30,7 +32,7 @@ const personFields = {
 const timestamp = z.string().meta({ format: 'date-time' });
 const nullableUrl = z.string().meta({ format: 'uri' }).nullable();
 
-const personListItem = z.object({
+export const personListItem = z.object({
   id: z.string(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -97,4 +99,5 @@ export const persons: TitleResource<PersonRecord> = {
     },
     relations: { pictures: keepPictures(v.pictures as Record<string, unknown>[], (before?.relations.pictures ?? []) as Picture[], meta.updated_at) },
   }),
+  views: async (id, deleted) => personViews(await readReverse('PERSON', id, 'STAFF#'), deleted),
 };

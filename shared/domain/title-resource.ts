@@ -9,7 +9,9 @@ import type { Role } from '../auth/roles.js';
 import type { BaseRecord } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
 import type { FieldErrors } from '../http/problem.js';
+import type { Deleted } from '../db/tombstones.js';
 import type { FieldSpecs } from './fields.js';
+import type { Reference } from './references.js';
 
 export interface TitleListOptions {
   orderings: readonly string[];
@@ -21,6 +23,8 @@ export interface TitleListOptions {
   references?: Record<string, string>;
   /** Range filters: parameter → index number it is a lower bound of (`min_score` → `score`). */
   ranges?: Record<string, string>;
+  /** Turns the equality filters given into the index filters that answer them together (default: the same). */
+  combine?(equals: Record<string, string>): Record<string, string>;
 }
 
 export interface TitleResource<R extends BaseRecord> {
@@ -47,6 +51,15 @@ export interface TitleResource<R extends BaseRecord> {
   ): Promise<{ errors: FieldErrors } | { record: R; relations: Relations }>;
   /** The count changes of linked records when a title changes from `before` to `after` (absent: it links none). */
   links?(before: R | null, after: R | null): LinkCount[];
+  /** The records write values name, each at its path (checked by `build`; dropped by a refresh when deleted). */
+  references?(values: Record<string, unknown>): Reference[];
+  /**
+   * The record's embedded references by kind (`genres` → `GENRE`): entries naming a record
+   * deleted since are left out of every response at once (tombstones.ts).
+   */
+  embedded?: Record<string, string>;
+  /** The reverse views of the detail (a character's `animes`, …), read from the record's reverse items. */
+  views?(id: string, deleted: Deleted): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -54,7 +67,7 @@ export interface TitleResource<R extends BaseRecord> {
  * index), the records it links (counts) and the records its relations name (checked by read).
  */
 export const TITLE_KEYS = {
-  anime: ['ANIME#*', 'GENRE#*', 'THEME#*', 'PRODUCER#*', 'CHARACTER#*', 'PERSON#*'],
-  character: ['CHARACTER#*'],
-  person: ['PERSON#*'],
+  anime: ['ANIME#*', 'GENRE#*', 'THEME#*', 'PRODUCER#*', 'CHARACTER#*', 'PERSON#*', 'DELETED'],
+  character: ['CHARACTER#*', 'PERSON#*', 'ANIME#*', 'MANGA#*', 'DELETED'],
+  person: ['PERSON#*', 'DELETED'],
 } as const;

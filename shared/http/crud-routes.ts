@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import type { KeyPattern } from '../db/key-patterns.js';
 import { entityKeys, type BaseRecord } from '../db/records.js';
+import { TOMBSTONE_KEYS } from '../db/tombstones.js';
 import type { Role } from '../auth/roles.js';
 import { writeSchemas, type FieldSpecs } from '../domain/fields.js';
 import type { ListOptions } from '../domain/resource.js';
@@ -41,6 +42,8 @@ export interface CrudShape {
 export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity: Parameters<typeof entityKeys<R>>[0] } | { keys: readonly KeyPattern[] })) {
   const { segment, noun, writer, read } = resource;
   const keys = 'keys' in resource ? resource.keys : [entityKeys(resource.entity)];
+  // A deletion of a record others reference leaves a tombstone (tombstones.ts).
+  const deleteKeys = 'entity' in resource && resource.entity.referenced && !keys.includes(TOMBSTONE_KEYS) ? [...keys, TOMBSTONE_KEYS] : keys;
   const collection = `/api/${segment}/`;
   const item = `/api/${segment}/{id}/`;
   const fields = Object.keys(read.shape);
@@ -74,7 +77,7 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
     }),
     delete: defineRoute({
       name: `${segment}.delete`, method: 'DELETE', path: item, access: writer,
-      summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys,
+      summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys: deleteKeys,
     }),
   };
 }

@@ -6,15 +6,15 @@
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { queryIndex } from '../db/catalogue-index.js';
-import { counterKeyOf, recordKeyOfKind, StaleRecord, type BaseRecord } from '../db/records.js';
-import { commitStaged, finishJournal } from '../db/staged.js';
-import { loadTitle, titleWrite, type StoredTitle } from '../db/titles.js';
-import { ChangedLink, GoneLink } from '../domain/references.js';
+import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
+import type { StoredTitle } from '../db/titles.js';
+import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { TitleResource } from '../domain/title-resource.js';
+import { built, loadForChange, withoutPaths, writeTitle } from '../domain/title-writes.js';
 import { newId } from '../ids.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { addError, fieldErrors, invalidQuery, notFound, serviceUnavailable, validationError } from './problem.js';
+import { addError, fieldErrors, invalidQuery, notFound } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 const now = () => new Date().toISOString();
@@ -42,7 +42,7 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
     else equals[param] = String(value);
     if (Object.hasOwn(references, param)) named.push({ param, key: recordKeyOfKind(references[param]!, String(value)) });
   }
-  return { ordering: q.ordering, terms: q.q ?? [], equals, atLeast, named };
+  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, named };
 }
 
 /** The keys of a resource's detail and of its list items (the detail without its reverse views). */
@@ -52,22 +52,41 @@ function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
   return { detail, item, views: detail.filter((k) => !item.includes(k)) };
 }
 
-/**
- * The detail of a record (what GET, the write responses and If-Match see): the record and its
- * reverse views, the detail's keys that list items lack (API.md §1.8: a character's `animes`,
- * `mangas`, `voices`, a person's `staff_credits`). The views are fed by the writes of the other
- * side (an anime's cast and staff, a manga's characters and authors); until those exist they
- * are empty. This is the one place that fills them.
- */
-function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record: R): R {
-  const { detail, views } = shapeKeys(resource);
-  return inShapeOrder({ ...record, ...Object.fromEntries(views.map((v) => [v, []])) }, detail);
+/** A record without the embedded references to records deleted since (API.md §1.8; tombstones.ts). */
+export function withoutDeleted<R extends BaseRecord>(resource: TitleResource<R>, record: R, deleted: Deleted): R {
+  const embedded = Object.entries(resource.embedded ?? {});
+  if (!deleted.any(embedded.map(([, kind]) => kind))) return record;
+  const out: Record<string, unknown> = { ...(record as unknown as Record<string, unknown>) };
+  for (const [field, kind] of embedded) {
+    const value = out[field];
+    if (Array.isArray(value)) out[field] = value.filter((e: { id: string }) => !deleted.has(kind, e.id));
+    else if (value && typeof value === 'object' && deleted.has(kind, (value as { id: string }).id)) out[field] = null;
+  }
+  return out as unknown as R;
 }
 
-/** Reads records by id, in order, leaving out those deleted meanwhile. */
-async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonly string[]): Promise<R[]> {
-  const items = await getItems(ids.map((id) => recordKeyOfKind(kind, id)));
-  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(i.rec as R, shape));
+/**
+ * The detail of a record (what GET, the write responses and If-Match see): the record without
+ * references to deleted records, and its reverse views (the detail's keys that list items lack,
+ * API.md §1.8: a character's `animes`, `mangas`, `voices`, a person's `staff_credits`), read
+ * from its reverse items (one Query). This is the one place that fills them.
+ */
+async function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record: R, deleted: Deleted): Promise<R> {
+  const { detail } = shapeKeys(resource);
+  const views = resource.views ? await resource.views(record.id, deleted) : {};
+  return inShapeOrder({ ...withoutDeleted(resource, record, deleted), ...views }, detail);
+}
+
+/** Reads records by id, in order, leaving out those deleted meanwhile, with the tombstones read in the same call. */
+async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], seed: string): Promise<R[]> {
+  const [tomb, ...items] = await getItems([tombstoneKey(seed), ...ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id))]);
+  const deleted = new Deleted(tomb);
+  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, i.rec as R, deleted), shape));
+}
+
+/** The tombstones, read now (a write's read-for-change). */
+async function deletedNow(): Promise<Deleted> {
+  return new Deleted((await getItems([tombstoneKey()]))[0]);
 }
 
 export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Operation {
@@ -96,7 +115,7 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
         },
       },
     );
-    const records = await recordsOf<R>(entity.kind, result.entries.map((e) => e.id), shape);
+    const records = await recordsOf(resource, result.entries.map((e) => e.id), shape, req.requestId);
     return pageReply(req, { items: records, next: result.next, previous: result.previous }, filtered ? null : result.total);
   };
   // With a token, the first call also reads the caller's auth state.
@@ -109,54 +128,16 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
 
 export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
   const kind = resource.title.entity.kind;
+  const keys = (req: ApiRequest) => [recordKeyOfKind(kind, idOf(req)), tombstoneKey(req.requestId)];
   const op: Operation = async (req) => {
-    const key = recordKeyOfKind(kind, idOf(req));
-    const fetched = req.prefetched(key);
-    const item = fetched !== undefined ? fetched : (await getItems([key]))[0];
+    const wanted = keys(req);
+    const fetched = wanted.map((k) => req.prefetched(k));
+    const [item, tomb] = fetched.every((f) => f !== undefined) ? fetched : await getItems(wanted);
     if (!item) throw notFound(`No ${resource.noun} with this id.`);
-    return { status: 200, body: detailOf(resource, item.rec as R) };
+    return { status: 200, body: await detailOf(resource, item.rec as R, new Deleted(tomb)) };
   };
-  op.prefetch = (req) => [recordKeyOfKind(kind, idOf(req))];
+  op.prefetch = keys;
   return op;
-}
-
-/** Reads a title for a change: 404 when absent; a journal left by an interrupted write is finished first. */
-async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<StoredTitle<R>> {
-  let stored = await loadTitle(resource.title, id);
-  if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev, stored.write))) stored = await loadTitle(resource.title, id);
-  if (!stored) throw notFound(`No ${resource.noun} with this id.`);
-  return { ...stored, record: inShapeOrder(stored.record, shapeKeys(resource).item) };
-}
-
-/**
- * Writes a title change, retrying from the read when a record it depends on changed meanwhile
- * (its own revision, or a linked record that was deleted or changed type).
- */
-async function write<R extends BaseRecord>(
-  resource: TitleResource<R>,
-  attempt: (skip: ReadonlySet<string>) => Promise<{ before: StoredTitle<R> | null; after: R | null; relations: Record<string, readonly unknown[]> } | 'done'>,
-): Promise<void> {
-  const skip = new Set<string>();
-  for (let i = 0; i < 4; i++) {
-    const change = await attempt(skip);
-    if (change === 'done') return;
-    const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
-    const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
-    try {
-      await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
-      return;
-    } catch (err) {
-      if (err instanceof GoneLink) skip.add(err.key);
-      else if (!(err instanceof StaleRecord) && !(err instanceof ChangedLink)) throw err;
-    }
-  }
-  throw serviceUnavailable(1);
-}
-
-async function built<R extends BaseRecord>(resource: TitleResource<R>, values: Record<string, unknown>, meta: { id: string; created_at: string; updated_at: string }, before: StoredTitle<R> | null) {
-  const out = await resource.build(values, meta, before);
-  if ('errors' in out) throw validationError(out.errors);
-  return out;
 }
 
 export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
@@ -165,13 +146,23 @@ export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): O
     const at = now();
     const meta = { id: newId(), created_at: at, updated_at: at };
     let record: R | null = null;
-    await write(resource, async () => {
+    await writeTitle(resource, async () => {
       const out = await built(resource, values, meta, null);
       record = out.record;
       return { before: null, after: out.record, relations: out.relations };
     });
-    return { status: 201, body: detailOf(resource, record!), headers: { location: `${req.baseUrl}/api/${resource.segment}/${meta.id}/` } };
+    return { status: 201, body: await detailOf(resource, record!, await deletedNow()), headers: { location: `${req.baseUrl}/api/${resource.segment}/${meta.id}/` } };
   };
+}
+
+/**
+ * The writable values of a stored title as a PATCH starts from them: without the references to
+ * records deleted since (their removal by the consumer may still be under way).
+ */
+function currentValues<R extends BaseRecord>(resource: TitleResource<R>, before: StoredTitle<R>, deleted: Deleted): Record<string, unknown> {
+  const values = resource.writable(before.record, before.relations);
+  const gone = (resource.references?.(values) ?? []).filter((r) => deleted.has(r.kind, r.id)).map((r) => r.path);
+  return gone.length > 0 ? withoutPaths(values, gone) : values;
 }
 
 const same = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(a).every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
@@ -180,11 +171,13 @@ const same = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.
 export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mode: 'replace' | 'merge'): Operation {
   return async (req) => {
     let result: R | null = null;
-    await write(resource, async () => {
+    let deleted: Deleted | null = null;
+    await writeTitle(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
-      checkIfMatch(req.ifMatch, recordEtag(detailOf(resource, before.record)));
+      deleted = await deletedNow();
+      checkIfMatch(req.ifMatch, recordEtag(await detailOf(resource, before.record, deleted)));
       const input = req.body() as Record<string, unknown>;
-      const current = resource.writable(before.record, before.relations);
+      const current = currentValues(resource, before, deleted);
       const values = mode === 'replace' ? input : { ...current, ...input };
       if (same(current, values)) {
         result = before.record;
@@ -195,15 +188,15 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
       result = out.record;
       return { before, after: out.record, relations: out.relations };
     });
-    return { status: 200, body: detailOf(resource, result!) };
+    return { status: 200, body: await detailOf(resource, result!, deleted!) };
   };
 }
 
 export function deleteTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
   return async (req) => {
-    await write(resource, async () => {
+    await writeTitle(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
-      checkIfMatch(req.ifMatch, recordEtag(detailOf(resource, before.record)));
+      checkIfMatch(req.ifMatch, recordEtag(await detailOf(resource, before.record, await deletedNow())));
       return { before, after: null, relations: {} };
     });
     return { status: 204 };

@@ -285,7 +285,7 @@ describe('list: search, orderings, pagination', () => {
   });
 
   it('limit and cursor are checked; unknown parameters → 400', async () => {
-    for (const q of ['limit=0', 'limit=101', 'limit=x', 'cursor=bogus', 'offset=2', 'role=main', 'category=director']) {
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'cursor=bogus', 'offset=2', 'role=hero', 'anime=x', 'category=director']) {
       expectErrors(await send(server, 'GET', `/api/characters/?${q}`), 400, 'invalid-query', [q.split('=')[0]!]);
     }
   });

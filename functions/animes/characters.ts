@@ -1,0 +1,7 @@
+import { animeTitle } from '../../shared/db/animes.js';
+import { castOf } from '../../shared/domain/casts.js';
+import { castList } from '../../shared/http/casts.js';
+import { createHandler } from '../../shared/http/handler.js';
+import { routes } from './routes.js';
+
+export const handler = createHandler(routes.characters, castList(castOf(animeTitle as never, 'anime')));

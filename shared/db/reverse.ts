@@ -1,0 +1,72 @@
+/**
+ * The reverse side of the relations written on animes and mangas (API.md §1.8 "Relations and
+ * their freshness"): items in the partition of the record an entry names, kept by the catalogue
+ * stream consumer from the title's current state (shared/domain/reverse-views.ts says what each
+ * holds; docs/data-model.md "Reverse views").
+ *
+ *   reverse item   pk = <TARGET>#<id>#X    sk = <what>#<source id>[#…]    { v: <view entry> }
+ *   fan-out        pk = <SOURCE>#<id>#F    sk = <n>                       { keys: [[pk, sk, hash]…] }
+ *
+ * A title's fan-out lists the reverse items last written for it (with a hash of each), so that
+ * reconciling a title with its current state writes only what changed and deletes what it no
+ * longer names — whatever the order and number of the stream records that asked for it.
+ */
+import { createHash } from 'node:crypto';
+import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
+import { chunk } from './titles.js';
+import { TOMBSTONE_KEYS } from './tombstones.js';
+
+export const reversePk = (kind: string, id: string) => `${kind}#${id}#X`;
+const fanOutPk = (kind: string, id: string) => `${kind}#${id}#F`;
+
+export interface ReverseItem {
+  pk: string;
+  sk: string;
+  /** The entry the target's views show (or sort by). */
+  v: Record<string, unknown>;
+}
+
+const hashOf = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('base64url').slice(0, 12);
+const keyOf = (pk: string, sk: string) => `${pk}\u0000${sk}`;
+
+/** The reverse items of a target, optionally only those whose sort key starts with `prefix`. */
+export async function readReverse(kind: string, id: string, prefix?: string): Promise<ReverseItem[]> {
+  return (await queryAll(reversePk(kind, id), prefix)) as unknown as ReverseItem[];
+}
+
+/**
+ * Makes the reverse items of a title (`kind`, `id`) equal to `desired` (empty: the title is
+ * gone): puts the new and changed ones, deletes those no longer named, then records the new
+ * fan-out. Idempotent. With `force`, every desired item is written whatever the fan-out says.
+ * Returns the keys of the items written or deleted.
+ */
+export async function reconcileReverse(kind: string, id: string, desired: readonly ReverseItem[], force = false): Promise<{ changed: ItemKey[] }> {
+  const fanItems = await queryAll(fanOutPk(kind, id));
+  const old = new Map<string, { pk: string; sk: string; hash: string }>();
+  for (const f of fanItems) for (const [pk, sk, hash] of f.keys as [string, string, string][]) old.set(keyOf(pk, sk), { pk, sk, hash });
+  const now = new Map(desired.map((d) => [keyOf(d.pk, d.sk), { item: d, hash: hashOf(d.v) }]));
+  const puts: Item[] = [];
+  const deletes: ItemKey[] = [];
+  for (const [k, { item, hash }] of now) if (force || old.get(k)?.hash !== hash) puts.push({ pk: item.pk, sk: item.sk, v: item.v });
+  for (const [k, o] of old) if (!now.has(k)) deletes.push({ pk: o.pk, sk: o.sk });
+  await writeItems(puts, deletes);
+  const entries = [...now.values()].map(({ item, hash }) => [item.pk, item.sk, hash]);
+  const chunks = entries.length === 0 ? [] : chunk(entries);
+  const fanPuts = chunks.map((keys, n) => ({ pk: fanOutPk(kind, id), sk: String(n), keys }));
+  const fanDeletes = fanItems.slice(chunks.length).map((f) => ({ pk: String(f.pk), sk: String(f.sk) }));
+  // Unchanged fan-out items are written again only when the list changed.
+  if (puts.length > 0 || deletes.length > 0 || fanDeletes.length > 0 || fanItems.length !== chunks.length) await writeItems(fanPuts, fanDeletes);
+  return { changed: [...puts.map((p) => ({ pk: String(p.pk), sk: String(p.sk) })), ...deletes] };
+}
+
+/** Removes every reverse item of a target (the target is deleted; its views went with it). */
+export async function dropReverse(kind: string, id: string): Promise<ReverseItem[]> {
+  const items = await readReverse(kind, id);
+  await writeItems([], items.map((i) => ({ pk: i.pk, sk: i.sk })));
+  return items;
+}
+
+/** Kinds whose record changes the relations consumer follows (its stream filter). */
+export const EFFECT_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEME', 'PRODUCER', 'DEMOGRAPHIC', 'MAGAZINE'];
+/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items and the tombstones. */
+export const RELATION_KEYS = [...EFFECT_KINDS, 'NEWS'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);

@@ -1,0 +1,84 @@
+/**
+ * Tombstones: the ids of deleted catalogue records whose references elsewhere have not been
+ * removed yet (API.md §1.8: a deleted record disappears at once from every view; filtering at
+ * read time is allowed). docs/data-model.md "Deletions and renames".
+ *
+ *   pk = DELETED   sk = <shard>   { <KIND>: string set of ids }     (shards 0 … SHARDS-1)
+ *
+ * A deletion adds the id to every shard in its own transaction (deletePlan, for the entities
+ * that others reference); every read that shows embedded references reads one shard, chosen at
+ * random, in the batch it already makes, and leaves out what it names. The catalogue stream
+ * consumer removes the references for good (catalogue-stream.ts) and then the id. The item stays
+ * small — a deletion is pending only for the seconds its cleanup takes — so reading it costs one
+ * read unit; the shards spread the reads of every catalogue page over several items (DynamoDB
+ * serves about 3,000 strongly consistent reads per second of one item).
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { serviceUnavailable } from '../http/problem.js';
+import type { Item, ItemKey } from './batch.js';
+import { db, tableName } from './client.js';
+import type { WritePlan } from './records.js';
+
+export const TOMBSTONE_SHARDS = 4;
+/** Pending deletions of one kind beyond which deletions wait (503) for the cleanup to catch up. */
+export const MAX_PENDING = 2_000;
+/** The partition-key pattern of the tombstone items (key-patterns.ts). */
+export const TOMBSTONE_KEYS = 'DELETED';
+
+const shardKey = (n: number): ItemKey => ({ pk: 'DELETED', sk: String(n) });
+
+/** The tombstone shard a read uses: chosen by `seed` (e.g. the request's id) or at random. */
+export function tombstoneKey(seed?: string): ItemKey {
+  if (seed === undefined) return shardKey(Math.floor(Math.random() * TOMBSTONE_SHARDS));
+  let h = 0;
+  for (let i = 0; i < seed.length; i++) h = (h * 31 + seed.charCodeAt(i)) >>> 0;
+  return shardKey(h % TOMBSTONE_SHARDS);
+}
+
+/** The deleted ids a tombstone item names, by kind. */
+export class Deleted {
+  private readonly sets: Map<string, ReadonlySet<string>>;
+  constructor(item: Item | null | undefined) {
+    this.sets = new Map();
+    for (const [k, v] of Object.entries(item ?? {})) if (v instanceof Set) this.sets.set(k, v as Set<string>);
+  }
+  has(kind: string, id: string): boolean {
+    return this.sets.get(kind)?.has(id) ?? false;
+  }
+  /** Whether any id of these kinds is pending (nothing to filter otherwise). */
+  any(kinds: readonly string[]): boolean {
+    return kinds.some((k) => (this.sets.get(k)?.size ?? 0) > 0);
+  }
+}
+
+/** Marks a record deleted in every shard, within the deleting transaction. */
+export function tombstonePlan(kind: string, id: string): WritePlan {
+  const items = Array.from({ length: TOMBSTONE_SHARDS }, (_, n) => ({
+    Update: {
+      TableName: tableName(),
+      Key: shardKey(n),
+      UpdateExpression: 'ADD #k :id',
+      ConditionExpression: 'attribute_not_exists(#k) OR size(#k) < :max',
+      ExpressionAttributeNames: { '#k': kind },
+      ExpressionAttributeValues: { ':id': new Set([id]), ':max': MAX_PENDING },
+    },
+  }));
+  return { items, meanings: items.map(() => ({ what: 'error' as const, error: () => serviceUnavailable(5) })) };
+}
+
+/** Forgets a deletion whose references are all gone (the consumer, after its cleanup). */
+export async function clearTombstone(kind: string, id: string): Promise<void> {
+  await Promise.all(
+    Array.from({ length: TOMBSTONE_SHARDS }, (_, n) =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: shardKey(n),
+          UpdateExpression: 'DELETE #k :id',
+          ExpressionAttributeNames: { '#k': kind },
+          ExpressionAttributeValues: { ':id': new Set([id]) },
+        }),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * The cast and staff sub-resources of titles (API.md §4.1.2, §4.7): their item shapes, query
+ * options and how an entry becomes an item (shared/http/casts.ts reads them).
+ */
+import * as z from 'zod';
+import type { BaseRecord } from '../db/records.js';
+import type { TitleDef } from '../db/titles.js';
+import type { CastListing } from '../http/casts.js';
+import { enumParam } from '../http/schemas.js';
+import { characterListItem } from './characters.js';
+import { AnimeMediaType, AnimeStatus, CharacterRole, Language } from './enums.js';
+import { personListItem } from './persons.js';
+import type { CastEntry, StaffEntry } from './reverse-views.js';
+
+const personCard = z.object({ id: z.string(), name: z.string(), image: z.string().meta({ format: 'uri' }).nullable() });
+
+export const castItem = characterListItem.extend({ role: z.enum(CharacterRole), voice_actors: z.array(personCard.extend({ language: z.enum(Language) })) });
+export const staffItem = personListItem.extend({ positions: z.array(z.string()) });
+
+export const castOrderings = ['position', 'name', 'favorites'] as const;
+export const staffOrderings = ['position', 'name'] as const;
+export const castFilters = { role: enumParam(CharacterRole) };
+
+const byRecord = {
+  position: { position: true as const },
+  name: { field: 'name', type: 'text' as const },
+  favorites: { field: 'favorites', type: 'count' as const },
+};
+
+/** A title's characters (with their voice actors, in written order, where the title has them). */
+export function castOf(title: TitleDef<BaseRecord>, noun: string): CastListing<CastEntry> {
+  return {
+    title,
+    relation: 'characters',
+    noun,
+    kind: 'CHARACTER',
+    idOf: (e) => e.character_id,
+    orderings: byRecord,
+    filters: { role: (e) => e.role },
+    shape: Object.keys(characterListItem.shape),
+    also: { kind: 'PERSON', ids: (e) => (e.voice_actors ?? []).map((a) => a.person_id) },
+    extra: (e, person) => ({
+      role: e.role,
+      ...(e.voice_actors
+        ? {
+            voice_actors: e.voice_actors.flatMap((a) => {
+              const p = person(a.person_id);
+              return p ? [{ id: p.id, name: p.name, image: p.image, language: a.language }] : [];
+            }),
+          }
+        : {}),
+    }),
+  };
+}
+
+/** A title's staff. */
+export function staffOf(title: TitleDef<BaseRecord>, noun: string): CastListing<StaffEntry> {
+  return {
+    title,
+    relation: 'staff',
+    noun,
+    kind: 'PERSON',
+    idOf: (e) => e.person_id,
+    orderings: { position: byRecord.position, name: byRecord.name },
+    shape: Object.keys(personListItem.shape),
+    extra: (e) => ({ positions: e.positions }),
+  };
+}
+
+const characterCard = z.object({ id: z.string(), name: z.string(), image: z.string().meta({ format: 'uri' }).nullable() });
+const animeCard = z.object({
+  id: z.string(),
+  name: z.string(),
+  image: z.string().meta({ format: 'uri' }).nullable(),
+  media_type: z.enum(AnimeMediaType),
+  status: z.enum(AnimeStatus),
+  episodes: z.int().nullable(),
+  score: z.number().nullable(),
+});
+
+/** An entry of `GET /api/persons/{id}/voices/` (§4.9). */
+export const voiceItem = z.object({ character: characterCard, anime: animeCard, role: z.enum(CharacterRole), language: z.enum(Language) });
+export const voiceOrderings = ['aired_from', 'anime_name', 'character_name'] as const;
+export const voiceFilters = { language: enumParam(Language), role: enumParam(CharacterRole) };
+export const voiceCards = { anime: Object.keys(animeCard.shape), character: Object.keys(characterCard.shape) };

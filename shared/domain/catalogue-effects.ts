@@ -1,0 +1,155 @@
+/**
+ * What the relations consumer (functions/streams/relations.ts) does when a catalogue record
+ * changes (API.md §1.8; docs/data-model.md "Deletions and renames", "Reverse views"). Every step
+ * reads the current state and makes what derives from it agree, so a redelivered or late stream
+ * record changes nothing:
+ *
+ *  - an anime or manga changed (or was touched) → its reverse items are reconciled with its
+ *    current cast and staff, and the characters whose appearances changed get their list
+ *    filters' values (`appearances`);
+ *  - a record was renamed → the titles that embed its name are refreshed (taxonomy → animes,
+ *    mangas; a person → mangas' `authors`; an anime or manga → news), and the titles whose reverse
+ *    items show its name are touched so that their reconcile runs (a character → its animes);
+ *  - a record was deleted (its tombstone hides it meanwhile) → the titles referencing it are
+ *    refreshed without it, their reverse items reconciled, its own reverse items dropped, and
+ *    then its tombstone is cleared.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItems, type Item } from '../db/batch.js';
+import { postingIds } from '../db/catalogue-index.js';
+import { db, tableName } from '../db/client.js';
+import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
+import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
+import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
+import { animes } from './animes.js';
+import { characters } from './characters.js';
+import { appearanceTokens, namedBy, namesOf, reverseItemsOf } from './reverse-views.js';
+import type { TitleResource } from './title-resource.js';
+import { loadCurrent, refreshTitle, writeTitle } from './title-writes.js';
+
+type AnyTitle = TitleResource<BaseRecord>;
+
+/** The titles whose casts and staff have reverse items, by kind. */
+const SOURCES: Record<string, AnyTitle> = { ANIME: animes as unknown as AnyTitle };
+
+/** Who embeds a record of each kind, found through their index's postings: (resource, filter). */
+const REFERRERS: Record<string, { resource: AnyTitle; filter: string }[]> = {
+  GENRE: [{ resource: animes as unknown as AnyTitle, filter: 'genre' }],
+  THEME: [{ resource: animes as unknown as AnyTitle, filter: 'theme' }],
+  PRODUCER: [{ resource: animes as unknown as AnyTitle, filter: 'credited' }],
+};
+
+/** At most this many titles are refreshed at once. */
+const PARALLEL = 8;
+
+async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += PARALLEL) await Promise.all(items.slice(i, i + PARALLEL).map(work));
+}
+
+/** Reconciles a title's reverse items with its current state, and the appearances of the characters that changed. */
+export async function reconcileSource(kind: string, id: string, force = false): Promise<void> {
+  const resource = SOURCES[kind];
+  if (!resource) return;
+  const stored = await loadCurrent(resource, id);
+  let desired: ReturnType<typeof reverseItemsOf> = [];
+  if (stored) {
+    const source = { kind: kind as 'ANIME' | 'MANGA', record: stored.record as unknown as { id: string; name: string; aired_from?: string | null }, relations: stored.relations };
+    const named = namedBy(source);
+    const deleted = new Deleted((await getItems([tombstoneKey()]))[0]);
+    const names = await namesOf([...named.characters.map((c) => ({ kind: 'CHARACTER', id: c })), ...named.persons.map((p) => ({ kind: 'PERSON', id: p }))], deleted);
+    desired = reverseItemsOf(source, names);
+    // It names a record deleted meanwhile (a write that read it just before its deletion, or a
+    // cleanup that ran before this title's reverse items showed it): rewritten without it, which
+    // reconciles again through its own stream record.
+    if (names.size < named.characters.length + named.persons.length) await refreshTitle(resource, id);
+  }
+  const { changed } = await reconcileReverse(kind, id, desired, force);
+  const touched = [...new Set(changed.filter((k) => k.pk.startsWith('CHARACTER#') && k.sk.startsWith(`${kind}#`)).map((k) => k.pk.split('#')[1]!))];
+  await inParallel(touched, updateAppearances);
+}
+
+/**
+ * Sets a character's `appearances` (its list filters' values) from its reverse items. The
+ * record is read before the items, so a concurrent update of the same character fails its
+ * revision check and is redone with what this one wrote.
+ */
+async function updateAppearances(id: string): Promise<void> {
+  await writeTitle(characters as unknown as AnyTitle, async () => {
+    const before = await loadCurrent(characters as unknown as AnyTitle, id);
+    if (!before) return 'done';
+    const tokens = appearanceTokens(await readReverse('CHARACTER', id));
+    const old = ((before.record as { appearances?: string[] }).appearances ?? []).join(' ');
+    if (tokens.join(' ') === old) return 'done';
+    return { before, after: { ...before.record, appearances: tokens } as BaseRecord, relations: before.relations };
+  });
+}
+
+/** Marks a title's record changed without changing it, so its stream record runs its reconcile in order. */
+async function touch(kind: string, id: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: recordKeyOfKind(kind, id),
+        UpdateExpression: 'SET touched_at = :t',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':t': new Date().toISOString() },
+      }),
+    );
+  } catch (err) {
+    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+  }
+}
+
+async function refreshReferrers(kind: string, id: string): Promise<void> {
+  for (const { resource, filter } of REFERRERS[kind] ?? []) {
+    const ids = await postingIds(resource.title.index, filter, id);
+    await inParallel(ids, (titleId) => refreshTitle(resource, titleId));
+  }
+}
+
+/** The titles (kind, id) a character's or person's reverse items come from. */
+async function sourcesOf(kind: string, id: string): Promise<{ kind: string; id: string }[]> {
+  const items = await readReverse(kind, id);
+  const out = new Map<string, { kind: string; id: string }>();
+  for (const i of items) {
+    const [what, sourceId] = i.sk.split('#') as [string, string];
+    const sourceKind = what === 'VOICE' || what === 'STAFF' ? 'ANIME' : what;
+    out.set(`${sourceKind}#${sourceId}`, { kind: sourceKind, id: sourceId });
+  }
+  return [...out.values()];
+}
+
+const nameOf = (item: Item | undefined) => (item?.rec as { name?: string } | undefined)?.name;
+
+/** Applies the change of one record item (`KIND#id` / `R`); `before`/`after` are its images (absent: created/deleted). */
+export async function applyRecordEffects(kind: string, id: string, before: Item | undefined, after: Item | undefined): Promise<void> {
+  const deleted = before !== undefined && after === undefined;
+  const renamed = before !== undefined && after !== undefined && nameOf(before) !== nameOf(after);
+  if (SOURCES[kind] && !deleted) {
+    await reconcileSource(kind, id);
+    if (renamed) await refreshReferrers(kind, id);
+    return;
+  }
+  if (deleted) {
+    if (SOURCES[kind]) await reconcileSource(kind, id);
+    if (kind === 'CHARACTER' || kind === 'PERSON') {
+      // Titles naming it are rewritten without it; their reverse items follow at once, so the
+      // tombstone is never cleared while an item still shows the deleted record.
+      const sources = await sourcesOf(kind, id);
+      await inParallel(sources, async (s) => {
+        await refreshTitle(SOURCES[s.kind]!, s.id);
+        await reconcileSource(s.kind, s.id);
+      });
+      await dropReverse(kind, id);
+    }
+    await refreshReferrers(kind, id);
+    await clearTombstone(kind, id);
+    return;
+  }
+  if (renamed) {
+    await refreshReferrers(kind, id);
+    // A character's name is shown in its voice actors' `voices/` entries, written by its titles.
+    if (kind === 'CHARACTER') await inParallel(await sourcesOf(kind, id), (s) => touch(s.kind, s.id));
+  }
+}

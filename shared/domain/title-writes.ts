@@ -1,0 +1,123 @@
+/**
+ * How a title changes (animes, mangas, characters, persons, news): read it for the change,
+ * build the new state, commit it with its relations and link counts, retrying when something it
+ * depends on changed meanwhile. Used by the write operations (shared/http/titles.ts) and by the
+ * catalogue consumer, which refreshes the names a title embeds and drops references to deleted
+ * records (shared/domain/catalogue-effects.ts).
+ */
+import { getItems } from '../db/batch.js';
+import { recordKeyOfKind, StaleRecord, type BaseRecord } from '../db/records.js';
+import { commitStaged, finishJournal } from '../db/staged.js';
+import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
+import { Deleted, tombstoneKey } from '../db/tombstones.js';
+import { notFound, serviceUnavailable, validationError } from '../http/problem.js';
+import { ChangedLink, GoneLink } from './references.js';
+import type { TitleResource } from './title-resource.js';
+
+/** Reads a title for a change: `null` when absent; a journal left by an interrupted write is finished first. */
+export async function loadCurrent<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<StoredTitle<R> | null> {
+  let stored = await loadTitle(resource.title, id);
+  if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev, stored.write))) stored = await loadTitle(resource.title, id);
+  return stored;
+}
+
+/** As loadCurrent, 404 when absent. */
+export async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<StoredTitle<R>> {
+  const stored = await loadCurrent(resource, id);
+  if (!stored) throw notFound(`No ${resource.noun} with this id.`);
+  return stored;
+}
+
+export interface Change<R> {
+  before: StoredTitle<R> | null;
+  after: R | null;
+  relations: Relations;
+}
+
+/**
+ * Writes a title change, retrying from the read when a record it depends on changed meanwhile
+ * (its own revision, or a linked record that was deleted or changed type).
+ */
+export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R>, attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>): Promise<void> {
+  const skip = new Set<string>();
+  for (let i = 0; i < 4; i++) {
+    const change = await attempt(skip);
+    if (change === 'done') return;
+    const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
+    const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
+    try {
+      await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
+      return;
+    } catch (err) {
+      if (err instanceof GoneLink) skip.add(err.key);
+      else if (!(err instanceof StaleRecord) && !(err instanceof ChangedLink)) throw err;
+    }
+  }
+  throw serviceUnavailable(1);
+}
+
+/** The stored record and relations for validated values (400 with every field error). */
+export async function built<R extends BaseRecord>(
+  resource: TitleResource<R>,
+  values: Record<string, unknown>,
+  meta: { id: string; created_at: string; updated_at: string },
+  before: StoredTitle<R> | null,
+): Promise<{ record: R; relations: Relations }> {
+  const out = await resource.build(values, meta, before);
+  if ('errors' in out) throw validationError(out.errors);
+  return out;
+}
+
+/** Removes the array entries at `paths` (`genre_ids.3`, `characters.2.voice_actors.1.person_id`): the entry of the last index. */
+export function withoutPaths(values: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
+  const copy = structuredClone(values);
+  const targets = paths.map((p) => {
+    const parts = p.split('.');
+    let last = -1;
+    parts.forEach((part, i) => {
+      if (/^\d+$/.test(part)) last = i;
+    });
+    return { parent: parts.slice(0, last), index: Number(parts[last]) };
+  });
+  // Highest indexes first, so the earlier ones still point at their entries.
+  targets.sort((a, b) => b.index - a.index);
+  for (const { parent, index } of targets) {
+    const list = parent.reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], copy) as unknown[];
+    list.splice(index, 1);
+  }
+  return copy;
+}
+
+/**
+ * Makes a title show the current names of the records it references and drop the references to
+ * records deleted since (API.md §1.8): what a write of the same values would store now. Keeps
+ * its `updated_at` (no client changed it). Returns whether it changed the title.
+ */
+export async function refreshTitle<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<boolean> {
+  let changed = false;
+  await writeTitle(resource, async () => {
+    changed = false;
+    const before = await loadCurrent(resource, id);
+    if (!before) return 'done';
+    let values = resource.writable(before.record, before.relations);
+    const refs = resource.references?.(values) ?? [];
+    const [tomb, ...items] = await getItems([tombstoneKey(), ...refs.map((r) => recordKeyOfKind(r.kind, r.id))]);
+    const deleted = new Deleted(tomb);
+    const gone = refs.filter((r, i) => !items[i] || deleted.has(r.kind, r.id)).map((r) => r.path);
+    values = withoutPaths(values, gone);
+    const r = before.record;
+    const out = await resource.build(values, { id: r.id, created_at: r.created_at, updated_at: r.updated_at }, before);
+    // A reference deleted between the two reads: the next attempt drops it.
+    if ('errors' in out) throw new StaleRecord(resource.title.entity.kind);
+    if (canonical(out.record) === canonical(r) && canonical(out.relations) === canonical(pick(before.relations, Object.keys(out.relations)))) return 'done';
+    changed = true;
+    return { before, after: out.record, relations: out.relations };
+  });
+  return changed;
+}
+
+/** JSON with object keys sorted (DynamoDB keeps no order of a map's keys). */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
+
+const pick = (o: Relations, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
