@@ -39,6 +39,11 @@ export interface StreamConsumerDecl {
   /** The function's timeout (default 60 s). */
   timeoutSeconds?: number;
   /**
+   * It writes unconditional, idempotent items in batches (BatchWriteItem, granted on its keys
+   * only): derived items a later run would write the same.
+   */
+  batchWrites?: boolean;
+  /**
    * The table items the consumer reads and writes, as partition-key patterns (as RouteDecl.keys);
    * its role may touch no other. Not what its filter passes: the records come from the stream.
    */
@@ -80,6 +85,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     retryAttempts: 5,
     // A deleted genre's cleanup rewrites every anime that has it.
     timeoutSeconds: 900,
+    batchWrites: true,
     keys: RELATION_KEYS,
   },
 ];

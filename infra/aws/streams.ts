@@ -87,7 +87,7 @@ export class StreamConsumers extends Construct {
         logRemovalPolicy: props.logRemovalPolicy,
         environment: { ...props.environment, [ENV.table]: table.tableName, ...(consumer.sendsMail ? props.mail!.environment() : {}) },
         statements: [
-          ...(consumer.keys.length > 0 ? [tableStatement(table, [...TABLE_READ, ...TABLE_WRITE], consumer.keys)] : []),
+          ...(consumer.keys.length > 0 ? [tableStatement(table, [...TABLE_READ, ...TABLE_WRITE, ...(consumer.batchWrites ? ['dynamodb:BatchWriteItem'] : [])], consumer.keys)] : []),
           // What the event source mapping reads, on this table's stream only.
           new PolicyStatement({
             actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],

@@ -38,7 +38,7 @@ export const GRANTS: ReadonlyMap<string, TableGrant> = new Map<string, TableGran
   ['authorizer', { actions: ['dynamodb:GetItem'], keys: AUTHORIZER_KEYS }],
   ['catch-all', { actions: [], keys: [] }],
   ...JOBS.map((j): [string, TableGrant] => [`job.${j.name}`, { actions: ALL, keys: j.keys }]),
-  ...STREAM_CONSUMERS.map((c): [string, TableGrant] => [`stream.${c.name}`, { actions: ALL, keys: c.keys }]),
+  ...STREAM_CONSUMERS.map((c): [string, TableGrant] => [`stream.${c.name}`, { actions: c.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: c.keys }]),
 ]);
 
 type Input = Record<string, any>;
@@ -75,10 +75,14 @@ export function touchesOf(operation: string, input: Input): Omit<Touch, 'compone
         if (t.Delete) return { action: 'dynamodb:DeleteItem', pk: str(t.Delete.Key?.pk) };
         return { action: 'dynamodb:ConditionCheckItem', pk: str(t.ConditionCheck?.Key?.pk) };
       });
+    case 'BatchWriteItem':
+      return Object.values(input.RequestItems ?? {}).flatMap((rs: any) =>
+        (rs as Input[]).map((r) => ({ action: 'dynamodb:BatchWriteItem', pk: str(r.PutRequest ? r.PutRequest.Item?.pk : r.DeleteRequest?.Key?.pk) })),
+      );
     case 'TransactGetItems':
       return (input.TransactItems ?? []).map((t: Input) => ({ action: 'dynamodb:GetItem', pk: str(t.Get?.Key?.pk) }));
     default:
-      // Scan, BatchWriteItem, …: no function is granted them, and they name no partition key.
+      // Scan, …: no function is granted them, and they name no partition key.
       return [{ action: `dynamodb:${operation}`, pk: null }];
   }
 }
