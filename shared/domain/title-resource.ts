@@ -55,6 +55,7 @@ export interface TitleResource<R extends BaseRecord> {
  */
 export const TITLE_KEYS = {
   anime: ['ANIME#*', 'GENRE#*', 'THEME#*', 'PRODUCER#*', 'CHARACTER#*', 'PERSON#*'],
+  manga: ['MANGA#*', 'GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'CHARACTER#*', 'PERSON#*'],
   character: ['CHARACTER#*'],
   person: ['PERSON#*'],
 } as const;

@@ -65,7 +65,7 @@ function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record: R): 
 }
 
 /** Reads records by id, in order, leaving out those deleted meanwhile. */
-async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonly string[]): Promise<R[]> {
+export async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonly string[]): Promise<R[]> {
   const items = await getItems(ids.map((id) => recordKeyOfKind(kind, id)));
   return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(i.rec as R, shape));
 }
