@@ -1,5 +1,23 @@
-/** The operations on /api/genres/ (API.md §4.0 catalogue CRUD pattern). */
-import { crudRoutes } from '../../shared/http/crud-routes.js';
+/** The operations on /api/genres/ (API.md §4.0 catalogue CRUD pattern, §4.4). */
+import * as z from 'zod';
+import { mangaTitle } from '../../shared/db/mangas.js';
+import { entityKeys } from '../../shared/db/records.js';
+import { genreEntity } from '../../shared/db/taxonomy.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { mangas } from '../../shared/domain/mangas.js';
 import { genres } from '../../shared/domain/taxonomy.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { crudRoutes } from '../../shared/http/crud-routes.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
 
-export const routes = crudRoutes(genres);
+export const routes = {
+  ...crudRoutes(genres),
+  mangas: defineRoute({
+    name: 'genres.mangas', method: 'GET', path: '/api/genres/{id}/mangas/', access: 'public',
+    summary: 'List the mangas of a genre',
+    query: z.object({ ordering: orderingParam(mangas.list.orderings, 'name') }),
+    response: { status: 200, schema: mangas.read, page: true, fields: Object.keys(mangas.read.shape) }, errors: ['not-found'],
+    keys: [titleKeys(mangaTitle), entityKeys(genreEntity), TOMBSTONE_KEYS],
+  }),
+};

@@ -2,7 +2,7 @@
 import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { persons } from '../../shared/domain/persons.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
-import { voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/casts.js';
+import { authoredFilters, authoredItem, authoredOrderings, voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/casts.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
@@ -10,6 +10,13 @@ import * as z from 'zod';
 
 export const routes = {
   ...crudRoutes({ ...persons, keys: TITLE_KEYS.person }),
+  mangas: defineRoute({
+    name: 'persons.mangas', method: 'GET', path: '/api/persons/{id}/mangas/', access: 'public',
+    summary: 'List the mangas a person is credited as author of',
+    query: z.object({ ordering: orderingParam(authoredOrderings, '-published_from'), ...authoredFilters }),
+    response: { status: 200, schema: authoredItem, page: true, fields: Object.keys(authoredItem.shape) }, errors: ['not-found'],
+    keys: ['PERSON#*', 'MANGA#*', TOMBSTONE_KEYS],
+  }),
   voices: defineRoute({
     name: 'persons.voices', method: 'GET', path: '/api/persons/{id}/voices/', access: 'public',
     summary: 'List the characters a person voices, with their animes',

@@ -265,6 +265,26 @@ async function readList(pk: string): Promise<Vector[] | null> {
   return (out.Items ?? []) as unknown as Vector[];
 }
 
+/** The posting and word lists a query names (each once). */
+function namedLists<R extends BaseRecord>(def: IndexDef<R>, q: Pick<IndexQuery, 'equals' | 'terms'>): string[] {
+  const lists = [
+    ...Object.entries(q.equals)
+      .filter(([name]) => Object.hasOwn(def.postings, name))
+      .map(([name, value]) => postingList(def.postings[name]!, value)),
+    ...q.terms.map(termList).filter((l): l is string => l !== null),
+  ];
+  return [...new Set(lists)];
+}
+
+/**
+ * What the planner's first call reads for a query: the entity's record counter and the sizes of
+ * the lists the query names (queryIndex reads them, then `first.also`; an operation may read them
+ * earlier, with the caller's auth state, and hand them over through `first.read`).
+ */
+export function planKeys<R extends BaseRecord>(def: IndexDef<R>, entityCount: ItemKey, q: Pick<IndexQuery, 'equals' | 'terms'>): ItemKey[] {
+  return [entityCount, ...namedLists(def, q).map((l) => sizeKey(any(def), l))];
+}
+
 /**
  * One page of an indexed list (ids and sort keys). `entityCount` is the key of the entity's
  * record counter, read with the list sizes (it makes the estimate and the exact `count`).
@@ -287,16 +307,10 @@ export async function queryIndex<R extends BaseRecord>(
   const d = any(def);
   const ordering = def.orderings[q.ordering];
   if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
-  const lists = [
-    ...Object.entries(q.equals)
-      .filter(([name]) => Object.hasOwn(def.postings, name))
-      .map(([name, value]) => postingList(def.postings[name]!, value)),
-    ...q.terms.map(termList).filter((l): l is string => l !== null),
-  ];
-  const unique = [...new Set(lists)];
+  const unique = namedLists(def, q);
   // One call: the record count, the list sizes and what the caller wants read with them.
   const also = first.also ?? [];
-  const read = await (first.read ?? getItems)([entityCount, ...unique.map((l) => sizeKey(d, l)), ...also]);
+  const read = await (first.read ?? getItems)([...planKeys(def, entityCount, q), ...also]);
   const total = Number(read[0]?.n ?? 0);
   const listSizes = unique.map((list, i) => ({ list, n: Number(read[i + 1]?.n ?? 0) }));
   const alsoItems = read.slice(1 + unique.length);

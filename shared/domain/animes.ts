@@ -10,7 +10,7 @@ import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
 import { enumParam, idParam, scoreParam } from '../http/schemas.js';
 import { AnimeMediaType, AnimeSource, AnimeStatus, BroadcastDay, CharacterRole, Language, Rating, Season, VideoKind } from './enums.js';
-import { date, distinctList, id, idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
+import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { keepByUrl, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
 import { checkReferences, linkCounts, type Reference } from './references.js';
 import type { TitleResource } from './title-resource.js';
@@ -174,8 +174,7 @@ function references(v: Record<string, unknown>): Reference[] {
 /** Cross-field rules, checked on the resulting record (§1.8). */
 function crossFieldErrors(v: Record<string, unknown>): FieldErrors {
   const errors = fieldErrors();
-  if (v.aired_to !== null && v.aired_from === null) addError(errors, 'aired_to', 'Requires aired_from.');
-  else if (v.aired_to !== null && (v.aired_to as string) < (v.aired_from as string)) addError(errors, 'aired_to', 'Must not be before aired_from.');
+  dateOrderErrors(errors, v, 'aired_from', 'aired_to');
   return errors;
 }
 

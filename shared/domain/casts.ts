@@ -8,7 +8,8 @@ import type { TitleDef } from '../db/titles.js';
 import type { CastListing } from '../http/casts.js';
 import { enumParam } from '../http/schemas.js';
 import { characterListItem } from './characters.js';
-import { AnimeMediaType, AnimeStatus, CharacterRole, Language } from './enums.js';
+import { AnimeMediaType, AnimeStatus, AuthorRole, CharacterRole, Language } from './enums.js';
+import { mangaRead } from './mangas.js';
 import { personListItem } from './persons.js';
 import type { CastEntry, StaffEntry } from './reverse-views.js';
 
@@ -16,6 +17,7 @@ const personCard = z.object({ id: z.string(), name: z.string(), image: z.string(
 
 export const castItem = characterListItem.extend({ role: z.enum(CharacterRole), voice_actors: z.array(personCard.extend({ language: z.enum(Language) })) });
 export const staffItem = personListItem.extend({ positions: z.array(z.string()) });
+export const mangaCastItem = characterListItem.extend({ role: z.enum(CharacterRole) });
 
 export const castOrderings = ['position', 'name', 'favorites'] as const;
 export const staffOrderings = ['position', 'name'] as const;
@@ -83,3 +85,8 @@ export const voiceItem = z.object({ character: characterCard, anime: animeCard, 
 export const voiceOrderings = ['aired_from', 'anime_name', 'character_name'] as const;
 export const voiceFilters = { language: enumParam(Language), role: enumParam(CharacterRole) };
 export const voiceCards = { anime: Object.keys(animeCard.shape), character: Object.keys(characterCard.shape) };
+
+/** An entry of `GET /api/persons/{id}/mangas/` (§4.9): the manga and the person's role in it. */
+export const authoredItem = mangaRead.extend({ author_role: z.enum(AuthorRole) });
+export const authoredOrderings = ['published_from', 'name', 'members'] as const;
+export const authoredFilters = { role: enumParam(AuthorRole) };

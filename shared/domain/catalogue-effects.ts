@@ -23,6 +23,7 @@ import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
 import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
 import { animes } from './animes.js';
 import { characters } from './characters.js';
+import { mangas } from './mangas.js';
 import { appearanceTokens, namedBy, namesOf, reverseItemsOf } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 import { loadCurrent, refreshTitle, writeTitle } from './title-writes.js';
@@ -30,13 +31,18 @@ import { loadCurrent, refreshTitle, writeTitle } from './title-writes.js';
 type AnyTitle = TitleResource<BaseRecord>;
 
 /** The titles whose casts and staff have reverse items, by kind. */
-const SOURCES: Record<string, AnyTitle> = { ANIME: animes as unknown as AnyTitle };
+const SOURCES: Record<string, AnyTitle> = { ANIME: animes as unknown as AnyTitle, MANGA: mangas as unknown as AnyTitle };
 
 /** Who embeds a record of each kind, found through their index's postings: (resource, filter). */
+const A = animes as unknown as AnyTitle;
+const M = mangas as unknown as AnyTitle;
 const REFERRERS: Record<string, { resource: AnyTitle; filter: string }[]> = {
-  GENRE: [{ resource: animes as unknown as AnyTitle, filter: 'genre' }],
-  THEME: [{ resource: animes as unknown as AnyTitle, filter: 'theme' }],
-  PRODUCER: [{ resource: animes as unknown as AnyTitle, filter: 'credited' }],
+  GENRE: [{ resource: A, filter: 'genre' }, { resource: M, filter: 'genre' }],
+  THEME: [{ resource: A, filter: 'theme' }, { resource: M, filter: 'theme' }],
+  PRODUCER: [{ resource: A, filter: 'credited' }],
+  DEMOGRAPHIC: [{ resource: M, filter: 'demographic' }],
+  MAGAZINE: [{ resource: M, filter: 'magazine' }],
+  PERSON: [{ resource: M, filter: 'author' }],
 };
 
 /** At most this many titles are refreshed at once. */

@@ -14,3 +14,6 @@ export const PersonCategory = ['director', 'voice_actor', 'artist', 'writer', 'p
 export const Language = ['japanese', 'english', 'spanish', 'french', 'german', 'italian', 'portuguese', 'korean', 'chinese'] as const;
 export const VideoKind = ['trailer', 'promo', 'music_video', 'other'] as const;
 export const ProducerRole = ['studio', 'producer', 'licensor'] as const;
+export const MangaMediaType = ['manga', 'light_novel', 'novel', 'oneshot', 'doujinshi', 'manhwa', 'manhua', 'oel'] as const;
+export const MangaStatus = ['publishing', 'finished', 'upcoming', 'on_hiatus', 'discontinued'] as const;
+export const AuthorRole = ['story', 'art', 'story_and_art'] as const;

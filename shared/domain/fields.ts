@@ -236,3 +236,10 @@ export function distinctList<T extends z.ZodType>(
 
 /** `id[]` of distinct references (§1.2): at most `max`. */
 export const idList = (max: number) => distinctList(id(), { max, message: 'Duplicate id.' });
+
+/** §3.3, §3.4: `to` requires `from` and is not before it (dates as ISO strings; checked on the resulting record, §1.8). */
+export function dateOrderErrors(errors: FieldErrors, v: Record<string, unknown>, from: string, to: string): void {
+  if (v[to] === null || v[to] === undefined) return;
+  if (v[from] === null || v[from] === undefined) addError(errors, to, `Requires ${from}.`);
+  else if ((v[to] as string) < (v[from] as string)) addError(errors, to, `Must not be before ${from}.`);
+}

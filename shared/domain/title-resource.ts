@@ -68,6 +68,7 @@ export interface TitleResource<R extends BaseRecord> {
  */
 export const TITLE_KEYS = {
   anime: ['ANIME#*', 'GENRE#*', 'THEME#*', 'PRODUCER#*', 'CHARACTER#*', 'PERSON#*', 'DELETED'],
+  manga: ['MANGA#*', 'GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'CHARACTER#*', 'PERSON#*', 'DELETED'],
   character: ['CHARACTER#*', 'PERSON#*', 'ANIME#*', 'MANGA#*', 'DELETED'],
   person: ['PERSON#*', 'DELETED'],
 } as const;

@@ -78,7 +78,7 @@ async function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record
 }
 
 /** Reads records by id, in order, leaving out those deleted meanwhile, with the tombstones read in the same call. */
-async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], seed: string): Promise<R[]> {
+export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], seed: string): Promise<R[]> {
   const [tomb, ...items] = await getItems([tombstoneKey(seed), ...ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id))]);
   const deleted = new Deleted(tomb);
   return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, i.rec as R, deleted), shape));

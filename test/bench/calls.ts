@@ -120,6 +120,9 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
           if (segment === 'animes') {
             add('anonymous, filter and ordering', async () => (await shared(segment), { method: 'GET', path: `${collection}?media_type=tv&ordering=-aired_from` }));
           }
+          if (segment === 'mangas') {
+            add('anonymous, filter and ordering', async () => (await shared(segment), { method: 'GET', path: `${collection}?media_type=manga&ordering=-published_from` }));
+          }
           add('signed in (member token)', async () => ({ method: 'GET', path: collection, token: await bearer(route) }));
           break;
         case 'get':
@@ -140,6 +143,19 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
           }));
           break;
       }
+    } else if (route.name === 'genres.mangas') {
+      // A genre's mangas (the manga planner with the genre's posting list): a genre with two.
+      let genre: Promise<string> | undefined;
+      const linked = async () => {
+        const id = await shared('genres');
+        const { token } = await env.user('administrator');
+        for (let i = 0; i < 2; i++) {
+          await env.http.expect(201, 'POST', '/api/mangas/', { headers: { authorization: `Bearer ${token}` }, body: { ...writeBody('mangas', uniqueName('mangas')), genre_ids: [id] } });
+        }
+        return id;
+      };
+      out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: route.path.replace('{id}', await (genre ??= linked())) }) });
+      out.push({ route, variant: 'signed in (member token)', prepare: async () => ({ method: 'GET', path: route.path.replace('{id}', await (genre ??= linked())), token: await bearer(route) }) });
     } else if (route.method === 'GET' && pathParamNames(route.path).join() === 'id' && CATALOGUE_SEGMENTS.has(route.path.split('/')[2]!)) {
       // A sub-resource list of a catalogue record.
       const segment = route.path.split('/')[2]!;

@@ -12,7 +12,7 @@ import { genres } from '../../shared/domain/taxonomy.js';
 import { newId } from '../../shared/ids.js';
 
 /** The catalogue collections whose routes are the generic CRUD of shared/http/crud-routes.ts. */
-export const CATALOGUE_SEGMENTS: ReadonlySet<string> = new Set(['genres', 'themes', 'demographics', 'magazines', 'producers', 'animes', 'characters', 'persons']);
+export const CATALOGUE_SEGMENTS: ReadonlySet<string> = new Set(['genres', 'themes', 'demographics', 'magazines', 'producers', 'animes', 'mangas', 'characters', 'persons']);
 
 /** Extra required fields of a resource's write body, beyond a unique `name`. */
 const REQUIRED_EXTRAS: Record<string, Record<string, unknown>> = {

@@ -266,3 +266,43 @@ describe('concurrency', () => {
     });
   });
 });
+
+describe('mangas', () => {
+  it('characters/, a character’s mangas, persons/{id}/mangas/; renames and deletions of either side', async () => {
+    const p = await people();
+    const mag = await post('/api/magazines/', { name: uniqueName('Weekly') });
+    const demo = await post('/api/demographics/', { name: uniqueName('Shounen') });
+    const m = await post('/api/mangas/', {
+      name: uniqueName('Manga'),
+      published_from: '2001-01-01',
+      magazine_ids: [mag.id],
+      demographic_ids: [demo.id],
+      authors: [{ person_id: p.p1.id, role: 'story' }, { person_id: p.p2.id, role: 'art' }],
+      characters: [{ character_id: p.c1.id, role: 'main' }, { character_id: p.c2.id, role: 'supporting' }],
+    });
+    const older = await post('/api/mangas/', { name: uniqueName('Older'), published_from: '1990-01-01', authors: [{ person_id: p.p1.id, role: 'story_and_art' }] });
+    const cast = await get(`/api/mangas/${m.id}/characters/?ordering=-position`);
+    expect([cast.count, ids(cast.results)]).toEqual([2, [p.c2.id, p.c1.id]]);
+    expect(Object.keys(cast.results[0]).at(-1)).toBe('role');
+    expect(ids((await get(`/api/persons/${p.p1.id}/mangas/`)).results)).toEqual([m.id, older.id]);
+    const story = await get(`/api/persons/${p.p1.id}/mangas/?role=story`);
+    expect([story.count, ids(story.results), story.results[0].author_role]).toEqual([1, [m.id], 'story']);
+    expect((await get(`/api/persons/${p.p1.id}/mangas/?ordering=name`)).count).toBe(2);
+    await eventually(async () => {
+      expect((await get(`/api/characters/${p.c1.id}/`)).mangas).toEqual([{ id: m.id, name: m.name, role: 'main' }]);
+      expect(ids((await get(`/api/characters/?manga=${m.id}&role=supporting`)).results)).toEqual([p.c2.id]);
+    });
+    const renamed = uniqueName('Renamed Author');
+    await patch(`/api/persons/${p.p2.id}/`, { name: renamed });
+    await eventually(async () => expect((await get(`/api/mangas/${m.id}/`)).authors).toEqual([{ id: p.p1.id, name: p.p1.name, role: 'story' }, { id: p.p2.id, name: renamed, role: 'art' }]));
+    await del(`/api/persons/${p.p1.id}/`);
+    await del(`/api/magazines/${mag.id}/`);
+    const now = await get(`/api/mangas/${m.id}/`);
+    expect([now.authors.map((a: Obj) => a.id), now.serializations, now.demographics]).toEqual([[p.p2.id], [], [{ id: demo.id, name: demo.name }]]);
+    await del(`/api/mangas/${m.id}/`);
+    expect((await get(`/api/characters/${p.c1.id}/`)).mangas).toEqual([]);
+    expect((await get(`/api/persons/${p.p2.id}/mangas/`)).count).toBe(0);
+    await eventually(tombstonesCleared);
+    expect((await get(`/api/demographics/${demo.id}/`)).manga_count).toBe(0);
+  });
+});

@@ -44,7 +44,7 @@ function report(title: string, c: Map<string, number>): void {
 }
 
 describe('resources per stack', () => {
-  it('the declared routes: every stack under 500', () => {
+  it('the declared routes: every stack under 500', { timeout: 180_000 }, () => {
     const s = synth();
     try {
       const c = counts(s);

@@ -1,0 +1,29 @@
+/** The operations on /api/mangas/ (API.md §4.0 catalogue CRUD pattern, §4.7). */
+import * as z from 'zod';
+import { mangaTitle } from '../../shared/db/mangas.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { mangas } from '../../shared/domain/mangas.js';
+import { castFilters, castOrderings, mangaCastItem } from '../../shared/domain/casts.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { mediaOrderings, pictureRead } from '../../shared/domain/media.js';
+import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
+import { crudRoutes } from '../../shared/http/crud-routes.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
+
+export const routes = {
+  ...crudRoutes({ ...mangas, keys: TITLE_KEYS.manga }),
+  characters: defineRoute({
+    name: 'mangas.characters', method: 'GET', path: '/api/mangas/{id}/characters/', access: 'public',
+    summary: "List a manga's characters",
+    query: z.object({ ordering: orderingParam(castOrderings, 'position'), ...castFilters }),
+    response: { status: 200, schema: mangaCastItem, page: true, fields: Object.keys(mangaCastItem.shape) }, errors: ['not-found'],
+    keys: [titleKeys(mangaTitle), 'CHARACTER#*', TOMBSTONE_KEYS],
+  }),
+  pictures: defineRoute({
+    name: 'mangas.pictures', method: 'GET', path: '/api/mangas/{id}/pictures/', access: 'public',
+    summary: "List a manga's pictures",
+    query: z.object({ ordering: orderingParam(mediaOrderings, 'position') }),
+    response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], keys: [titleKeys(mangaTitle)],
+  }),
+};

@@ -1,0 +1,95 @@
+/**
+ * Mangas (API.md §3.4): a title entity (titles.ts) with a unique name, the search and filter
+ * index of `GET /api/mangas/` and `GET /api/genres/{id}/mangas/` (catalogue-index.ts), and the
+ * written arrays kept in chunks (`characters`, `pictures`). Authors are embedded in the record
+ * (`{id, name, role}` in written order): at most 20, and the list filters by them.
+ */
+import { uniquenessKey } from '../text.js';
+import type { Ref } from './animes.js';
+import type { IndexDef } from './catalogue-index.js';
+import type { BaseRecord, EntityDef } from './records.js';
+import type { TitleDef } from './titles.js';
+
+export interface Author extends Ref {
+  role: string;
+}
+
+export interface MangaRecord extends BaseRecord {
+  name: string;
+  name_jpn: string;
+  name_rom: string;
+  alternative_names: string[];
+  image: string | null;
+  synopsis: string;
+  background: string;
+  media_type: string;
+  status: string;
+  chapters: number | null;
+  volumes: number | null;
+  published_from: string | null;
+  published_to: string | null;
+  authors: Author[];
+  serializations: Ref[];
+  genres: Ref[];
+  themes: Ref[];
+  demographics: Ref[];
+  website: string | null;
+  score: number | null;
+  scored_by: number;
+  members: number;
+  favorites: number;
+  rank: number | null;
+  popularity: number | null;
+}
+
+/** `characters`: MangaCharacterWrite entries (`{character_id, role}`) as written; `pictures`: Picture records. */
+export const MANGA_RELATIONS = ['characters', 'pictures'] as const;
+
+const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
+
+export const mangaEntity: EntityDef<MangaRecord> = {
+  kind: 'MANGA',
+  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  orderings: {},
+  referenced: true,
+  unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'A manga with this name already exists.' }],
+};
+
+export const mangaIndex: IndexDef<MangaRecord> = {
+  kind: 'MANGA',
+  orderings: {
+    name: { value: (r) => r.name, type: 'text' },
+    published_from: { value: (r) => r.published_from, type: 'plain' },
+    // Scores have at most two decimals: ordered as hundredths.
+    score: { value: (r) => (r.score === null ? null : Math.round(r.score * 100)), type: 'count' },
+    members: { value: (r) => r.members, type: 'count' },
+    favorites: { value: (r) => r.favorites, type: 'count' },
+    rank: { value: (r) => r.rank, type: 'count' },
+    popularity: { value: (r) => r.popularity, type: 'count' },
+    created_at: { value: (r) => r.created_at, type: 'plain' },
+    updated_at: { value: (r) => r.updated_at, type: 'plain' },
+  },
+  filters: {
+    media_type: (r) => [r.media_type],
+    status: (r) => [r.status],
+    genre: (r) => ids(r.genres),
+    theme: (r) => ids(r.themes),
+    demographic: (r) => ids(r.demographics),
+    magazine: (r) => ids(r.serializations),
+    // Credited in any AuthorRole (authors are distinct by person).
+    author: (r) => ids(r.authors),
+  },
+  postings: {
+    media_type: 'media_type',
+    status: 'status',
+    genre: 'genre',
+    theme: 'theme',
+    demographic: 'demographic',
+    magazine: 'magazine',
+    author: 'author',
+  },
+  numbers: { score: (r) => r.score },
+  searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
+};
+
+export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS };
