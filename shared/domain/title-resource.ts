@@ -10,6 +10,7 @@ import type { BaseRecord } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
 import type { FieldErrors } from '../http/problem.js';
 import type { FieldSpecs } from './fields.js';
+import type { ReferenceCheck } from './references.js';
 
 export interface TitleListOptions {
   orderings: readonly string[];
@@ -39,11 +40,16 @@ export interface TitleResource<R extends BaseRecord> {
   list: TitleListOptions;
   /** The writable values of a stored title (what a PATCH starts from). */
   writable(r: R, relations: Relations): Record<string, unknown>;
-  /** The stored record and relations for validated values, or every field error (400). */
+  /**
+   * The stored record and relations for validated values, or every field error (400). `check`
+   * looks up the references (default checkReferences, one batch read; the bulk loader of the
+   * benchmarks passes a lookup in memory).
+   */
   build(
     values: Record<string, unknown>,
     meta: { id: string; created_at: string; updated_at: string },
     before: StoredTitle<R> | null,
+    check?: ReferenceCheck,
   ): Promise<{ errors: FieldErrors } | { record: R; relations: Relations }>;
   /** The count changes of linked records when a title changes from `before` to `after` (absent: it links none). */
   links?(before: R | null, after: R | null): LinkCount[];
