@@ -124,6 +124,10 @@ export interface LoadOptions {
   /** BatchWriteItem calls in flight (default 8). */
   inFlight?: number;
   onProgress?: (line: string) => void;
+  /** Called with each title's stored record (e.g. to evaluate queries in memory). */
+  onRecord?: (kind: Kind, index: number, record: BaseRecord) => void;
+  /** false: compute every item and record but write nothing (a store loaded before). */
+  write?: boolean;
 }
 
 /** BatchWriteItem, 25 items per call, `limit` calls in flight, unprocessed items retried. */
@@ -133,9 +137,13 @@ class BatchWriter {
   private failure: unknown = null;
   written = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly dryRun = false,
+  ) {}
 
   async put(item: Item): Promise<void> {
+    if (this.dryRun) return;
     this.pending.push(item);
     if (this.pending.length >= 25) await this.flush(25);
   }
@@ -189,7 +197,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   const { cat } = opts;
   const kinds = opts.kinds ?? LOADABLE_KINDS;
   const stamp = opts.stamp ?? benchStamps(cat, kinds);
-  const writer = new BatchWriter(opts.inFlight ?? 8);
+  const writer = new BatchWriter(opts.inFlight ?? 8, opts.write === false);
   const started = Date.now();
   const ids: Partial<Record<Kind, string[]>> = {};
   /** Record items by `KIND#id` (only what a reference check reads: `rec.name`, `rec.type`). */
@@ -261,6 +269,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
         target.rev++;
       }
       known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
+      opts.onRecord?.(kind, i, out.record);
       if ((i + 1) % 5000 === 0) opts.onProgress?.(`  ${kind}: ${i + 1} / ${cat.sizes[kind]} (${puts} items)`);
     }
     if (taxonomy) counters.set(keyOf(counterKeyOf(entity)), { key: counterKeyOf(entity) as unknown as Item, n: cat.sizes[kind] });
