@@ -126,7 +126,7 @@ export interface LoadOptions {
   onProgress?: (line: string) => void;
   /** Called with each title's stored record (e.g. to evaluate queries in memory). */
   onRecord?: (kind: Kind, index: number, record: BaseRecord) => void;
-  /** false: compute every item and record but write nothing (a store loaded before). */
+  /** false: build the records (onRecord) but no items, and write nothing (a store loaded before). */
   write?: boolean;
 }
 
@@ -236,6 +236,10 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       const { resource } = title!;
       const out = await resource.build(values, meta, null, check);
       if ('errors' in out) throw new Error(`${kind} #${i}: ${JSON.stringify(out.errors)}`);
+      known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
+      opts.onRecord?.(kind, i, out.record);
+      // Nothing to write: the items are not needed.
+      if (opts.write === false) continue;
       const links = resource.links?.(null, out.record) ?? [];
       const plan = titleWrite(resource.title, null, { after: out.record, relations: out.relations, links });
       const counter = counterKeyOf(entity);
@@ -268,8 +272,6 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
         for (const [path, d] of Object.entries(link.add)) addAt(target as unknown as Record<string, unknown>, path, d);
         target.rev++;
       }
-      known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
-      opts.onRecord?.(kind, i, out.record);
       if ((i + 1) % 5000 === 0) opts.onProgress?.(`  ${kind}: ${i + 1} / ${cat.sizes[kind]} (${puts} items)`);
     }
     if (taxonomy) counters.set(keyOf(counterKeyOf(entity)), { key: counterKeyOf(entity) as unknown as Item, n: cat.sizes[kind] });
