@@ -11,6 +11,8 @@
  */
 import { UpdateCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { animeIndex } from './animes.js';
+import { characterIndex } from './characters.js';
+import { personIndex } from './persons.js';
 import type { Item } from './batch.js';
 import { indexKeys, listSizeKeyOf, type IndexDef } from './catalogue-index.js';
 import { db, tableName } from './client.js';
@@ -18,7 +20,7 @@ import { mangaIndex } from './mangas.js';
 import { reorderPlan, type BaseRecord, type EntityDef } from './records.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from './taxonomy.js';
 
-const INDEXED: IndexDef<BaseRecord>[] = [animeIndex, mangaIndex] as never;
+const INDEXED: IndexDef<BaseRecord>[] = [animeIndex, mangaIndex, characterIndex, personIndex] as never;
 const COUNTED: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity] as never;
 
 export const CATALOGUE_STREAM = {

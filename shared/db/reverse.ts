@@ -50,13 +50,17 @@ export async function reconcileReverse(kind: string, id: string, desired: readon
   for (const [k, { item, hash }] of now) if (force || old.get(k)?.hash !== hash) puts.push({ pk: item.pk, sk: item.sk, v: item.v });
   for (const [k, o] of old) if (!now.has(k)) deletes.push({ pk: o.pk, sk: o.sk });
   await writeItems(puts, deletes);
-  const entries = [...now.values()].map(({ item, hash }) => [item.pk, item.sk, hash]);
-  const chunks = entries.length === 0 ? [] : chunk(entries);
-  const fanPuts = chunks.map((keys, n) => ({ pk: fanOutPk(kind, id), sk: String(n), keys }));
-  const fanDeletes = fanItems.slice(chunks.length).map((f) => ({ pk: String(f.pk), sk: String(f.sk) }));
+  const fanPuts = fanOutItems(kind, id, desired);
+  const fanDeletes = fanItems.slice(fanPuts.length).map((f) => ({ pk: String(f.pk), sk: String(f.sk) }));
   // Unchanged fan-out items are written again only when the list changed.
-  if (puts.length > 0 || deletes.length > 0 || fanDeletes.length > 0 || fanItems.length !== chunks.length) await writeItems(fanPuts, fanDeletes);
+  if (puts.length > 0 || deletes.length > 0 || fanItems.length !== fanPuts.length) await writeItems(fanPuts, fanDeletes);
   return { changed: [...puts.map((p) => ({ pk: String(p.pk), sk: String(p.sk) })), ...deletes] };
+}
+
+/** The fan-out items recording `desired` as the reverse items written for a title (none when it has none). */
+export function fanOutItems(kind: string, id: string, desired: readonly ReverseItem[]): Item[] {
+  const entries = desired.map((d) => [d.pk, d.sk, hashOf(d.v)]);
+  return entries.length === 0 ? [] : chunk(entries).map((keys, n) => ({ pk: fanOutPk(kind, id), sk: String(n), keys }));
 }
 
 /** Removes every reverse item of a target (the target is deleted; its views went with it). */

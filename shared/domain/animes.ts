@@ -242,9 +242,9 @@ export const animes: TitleResource<AnimeRecord> = {
     videos: (rel.videos as Video[]).map((x) => ({ title: x.title, url: x.url, kind: x.kind })),
     pictures: writtenPictures(rel.pictures as Picture[]),
   }),
-  async build(v, meta, before) {
+  async build(v, meta, before, check = checkReferences) {
     const errors = crossFieldErrors(v);
-    const { errors: refErrors, names } = await checkReferences(references(v));
+    const { errors: refErrors, names } = await check(references(v));
     for (const [path, messages] of Object.entries(refErrors)) for (const m of messages) addError(errors, path, m);
     if (Object.keys(errors).length > 0) return { errors };
     const refs = (kind: string, field: string) => (v[field] as string[]).map((id) => ({ id, name: names.get(`${kind}#${id}`)! }));

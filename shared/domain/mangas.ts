@@ -147,10 +147,10 @@ export const mangas: TitleResource<MangaRecord> = {
     characters: rel.characters,
     pictures: writtenPictures(rel.pictures as Picture[]),
   }),
-  async build(v, meta, before) {
+  async build(v, meta, before, check = checkReferences) {
     const errors = fieldErrors();
     dateOrderErrors(errors, v, 'published_from', 'published_to');
-    const { errors: refErrors, names } = await checkReferences(references(v));
+    const { errors: refErrors, names } = await check(references(v));
     for (const [path, messages] of Object.entries(refErrors)) for (const m of messages) addError(errors, path, m);
     if (Object.keys(errors).length > 0) return { errors };
     const refs = (kind: string, field: string) => (v[field] as string[]).map((id) => ({ id, name: names.get(`${kind}#${id}`)! }));

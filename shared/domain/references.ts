@@ -4,7 +4,7 @@
  * are read in one batch (one call per 100 distinct records); each wrong one is an error at its
  * path. Also: how linking and unlinking records changes their counts (§3.7).
  */
-import { getItems } from '../db/batch.js';
+import { getItems, type Item } from '../db/batch.js';
 import { recordKeyOfKind, type Meaning } from '../db/records.js';
 import type { LinkCount } from '../db/titles.js';
 import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
@@ -23,9 +23,16 @@ export interface Reference {
 
 /** Checks references; returns the errors and the names of the records found (`KIND#id` → name). */
 export async function checkReferences(refs: readonly Reference[]): Promise<{ errors: FieldErrors; names: Map<string, string> }> {
+  return referencesFound(refs, await getItems(refs.map((r) => recordKeyOfKind(r.kind, r.id))));
+}
+
+/** How a write's references are checked: checkReferences, or a lookup in records already in memory (the bulk loader). */
+export type ReferenceCheck = typeof checkReferences;
+
+/** What checkReferences concludes from the record items at the references' keys (`null`: none), in order. */
+export function referencesFound(refs: readonly Reference[], items: readonly (Item | null | undefined)[]): { errors: FieldErrors; names: Map<string, string> } {
   const errors = fieldErrors();
   const names = new Map<string, string>();
-  const items = await getItems(refs.map((r) => recordKeyOfKind(r.kind, r.id)));
   refs.forEach((ref, i) => {
     const rec = items[i]?.rec as { name?: string; type?: string } | undefined;
     if (!rec) addError(errors, ref.path, `Unknown ${ref.noun}.`);

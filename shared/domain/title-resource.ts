@@ -11,7 +11,7 @@ import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.j
 import type { FieldErrors } from '../http/problem.js';
 import type { Deleted } from '../db/tombstones.js';
 import type { FieldSpecs } from './fields.js';
-import type { Reference } from './references.js';
+import type { Reference, ReferenceCheck } from './references.js';
 
 export interface TitleListOptions {
   orderings: readonly string[];
@@ -43,11 +43,16 @@ export interface TitleResource<R extends BaseRecord> {
   list: TitleListOptions;
   /** The writable values of a stored title (what a PATCH starts from). */
   writable(r: R, relations: Relations): Record<string, unknown>;
-  /** The stored record and relations for validated values, or every field error (400). */
+  /**
+   * The stored record and relations for validated values, or every field error (400). `check`
+   * looks up the references (default checkReferences, one batch read; the bulk loader of the
+   * benchmarks passes a lookup in memory).
+   */
   build(
     values: Record<string, unknown>,
     meta: { id: string; created_at: string; updated_at: string },
     before: StoredTitle<R> | null,
+    check?: ReferenceCheck,
   ): Promise<{ errors: FieldErrors } | { record: R; relations: Relations }>;
   /** The count changes of linked records when a title changes from `before` to `after` (absent: it links none). */
   links?(before: R | null, after: R | null): LinkCount[];

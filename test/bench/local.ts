@@ -1,12 +1,16 @@
 /**
  * The local runtime the benchmarks run against: DynamoDB Local and the emulators, the table and
- * the local API Gateway, all started through infra/local/runtime.ts into a temporary data dir,
- * plus signed-in callers and the SDK call recorder.
+ * the local API Gateway, all started through infra/local/runtime.ts into a temporary data dir
+ * (DynamoDB in memory), or into a kept one (`dataDir`: DynamoDB's files there, so the catalogue
+ * section's loaded tables survive the run; the table the other sections use is emptied at
+ * start), plus signed-in callers and the SDK call recorder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocal, type LocalRuntime } from '../../infra/local/runtime.js';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable } from '../../infra/local/engines.js';
+import { LOCAL_TABLE, startLocal, type LocalRuntime } from '../../infra/local/runtime.js';
 import type { Role } from '../../shared/auth/roles.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { db } from '../../shared/db/client.js';
@@ -56,20 +60,32 @@ function discardFunctionLogs(): () => void {
   };
 }
 
-export async function startBenchEnv(): Promise<BenchEnv> {
+/** A client of the runtime's DynamoDB Local for table administration (create, delete, describe). */
+export function adminClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
+export async function startBenchEnv(opts: { dataDir?: string } = {}): Promise<BenchEnv> {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
   // The specific rate limits (API.md §7.2) would refuse the bench's sign-ins and registrations
   // after a few, and add their counter writes to every call count: off, as test suites run.
   process.env.RATE_LIMITS = 'off';
-  const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-bench-'));
+  const kept = opts.dataDir !== undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'catalogue-bench-'));
   const restoreStdout = discardFunctionLogs();
   let runtime: LocalRuntime;
   try {
     // No stream poller and no jobs: only the measured requests reach the engine.
-    runtime = await startLocal({ port: 0, dataDir, fresh: true, persist: false, background: false });
+    runtime = await startLocal({ port: 0, dataDir, fresh: !kept, persist: kept, background: false });
+    if (kept) {
+      // The other sections' table starts empty, as in memory.
+      const admin = adminClient(runtime.engines.dynamodb);
+      await admin.send(new DeleteTableCommand({ TableName: LOCAL_TABLE })).finally(() => admin.destroy());
+      await ensureTable(runtime.engines.dynamodb, LOCAL_TABLE);
+    }
   } catch (err) {
     restoreStdout();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!kept) rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
   const url = `http://127.0.0.1:${runtime.gateway.port}`;
@@ -103,7 +119,7 @@ export async function startBenchEnv(): Promise<BenchEnv> {
         db().destroy();
         secretsClient().destroy();
         restoreStdout();
-        rmSync(dataDir, { recursive: true, force: true });
+        if (!kept) rmSync(dataDir, { recursive: true, force: true });
       }
     },
   };

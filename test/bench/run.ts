@@ -8,7 +8,9 @@
  *   npm run bench -- --only=latency     one section (or a comma-separated list)
  *
  * Sections: calls, latency, pagination, bundles, throughput, auth (sign-in and token latency),
- * enumeration (eligible / unknown address timing of the account requests).
+ * enumeration (eligible / unknown address timing of the account requests), catalogue (a
+ * MyAnimeList-sized catalogue and the query matrix of the lists; `--scale mal|small`, DATA_DIR;
+ * docs/benchmarks.md).
  * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { loadavg } from 'node:os';
 import { authSection } from './auth.js';
 import { enumerationSection } from './enumeration.js';
 import { bundlesSection } from './bundles.js';
+import { catalogueSection } from './catalogue.js';
 import { callsSection } from './calls.js';
 import { latencySection } from './latency.js';
 import { startBenchEnv, type BenchEnv } from './local.js';
@@ -34,6 +37,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   throughput: { title: '5. Throughput: local gateway vs bare node:http', run: throughputSection, needsRuntime: true },
   auth: { title: '6. Sign-in and tokens: password hash, sign-in, refresh, verify', run: authSection, needsRuntime: true },
   enumeration: { title: '7. No account enumeration by timing: eligible / unknown address', run: enumerationSection, needsRuntime: true },
+  catalogue: { title: '8. MyAnimeList-scale catalogue: load and query matrix', run: catalogueSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {
@@ -67,7 +71,8 @@ async function main(): Promise<number> {
   try {
     if (opts.sections.some((s) => SECTION_RUNNERS[s].needsRuntime)) {
       console.log('Starting DynamoDB Local, the emulators and the local gateway…');
-      env = await startBenchEnv();
+      // The catalogue section keeps DynamoDB's files (DATA_DIR) so that its loaded catalogue is reused.
+      env = await startBenchEnv(opts.sections.includes('catalogue') ? { dataDir: opts.dataDir } : {});
     }
     for (const name of opts.sections) {
       const { title, run, needsRuntime } = SECTION_RUNNERS[name];

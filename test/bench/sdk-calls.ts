@@ -15,6 +15,26 @@ export interface SdkCall {
   input: Record<string, unknown>;
   /** Extra attempts made by the SDK's retry strategy. */
   retries: number;
+  /** Items the call read (a Query's scanned items, filtered out or not; a batch's responses). */
+  itemsRead?: number;
+  /** Read capacity units the call consumed (only while `measureCapacity` is on). */
+  capacity?: number;
+}
+
+/** Reads whose consumed capacity the recorder asks for while `measureCapacity` is on. */
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+
+function capacityOf(out: Record<string, unknown>): number | undefined {
+  const c = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
+  if (c === undefined) return undefined;
+  return ([] as { CapacityUnits?: number }[]).concat(c).reduce((n, x) => n + (x.CapacityUnits ?? 0), 0);
+}
+
+function itemsReadOf(operation: string, out: Record<string, unknown>): number | undefined {
+  if (operation === 'Query' || operation === 'Scan') return Number(out.ScannedCount ?? 0);
+  if (operation === 'GetItem') return out.Item ? 1 : 0;
+  if (operation === 'BatchGetItem') return Object.values((out.Responses ?? {}) as Record<string, unknown[]>).reduce((n, r) => n + r.length, 0);
+  return undefined;
 }
 
 export class SdkCallRecorder {
@@ -23,6 +43,8 @@ export class SdkCallRecorder {
   readonly secretFetches: string[] = [];
 
   private paused = 0;
+  /** Ask DynamoDB for the consumed capacity of reads (ReturnConsumedCapacity: TOTAL). */
+  measureCapacity = false;
 
   record(call: SdkCall): void {
     if (this.paused === 0) this.calls.push(call);
@@ -62,15 +84,19 @@ function install(client: { middlewareStack: unknown }, service: SdkCall['service
   const stack = client.middlewareStack as Stack;
   stack.add(
     (next, context) => async (args) => {
-      const call: SdkCall = {
-        service,
-        operation: (context.commandName ?? 'unknown').replace(/Command$/, ''),
-        input: args.input as Record<string, unknown>,
-        retries: 0,
-      };
+      const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      const call: SdkCall = { service, operation, input: args.input as Record<string, unknown>, retries: 0 };
       recorder.record(call);
-      const result = await next(args);
+      const measured = service === 'dynamodb' && recorder.measureCapacity && READS.has(operation);
+      const result = await next(measured ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } } : args);
       call.retries = Math.max(0, (result.output.$metadata?.attempts ?? 1) - 1);
+      if (service === 'dynamodb') {
+        const out = result.output as Record<string, unknown>;
+        const read = itemsReadOf(operation, out);
+        if (read !== undefined) call.itemsRead = read;
+        const capacity = capacityOf(out);
+        if (capacity !== undefined) call.capacity = capacity;
+      }
       return result;
     },
     { step: 'initialize', name: 'benchSdkCallCounter', priority: 'high' },

@@ -1,0 +1,138 @@
+/**
+ * The bulk loader of the catalogue benchmark (test/bench/load-catalogue.ts) writes exactly the
+ * items the API leaves: a small generated catalogue is created through the real create
+ * operations into one table (the stream consumer running, as deployed) and through the loader
+ * into another, with the API's ids and timestamps; once the consumer has settled, the two tables
+ * must hold the same items, after removing what is random per write: the `write` id of title
+ * records (staged.ts) and the ids the API gives new videos and pictures (media.ts keepByUrl).
+ * Any other difference is a bug in the loader.
+ */
+import { randomBytes } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../infra/local/engines.js';
+import { db } from '../../shared/db/client.js';
+import { catalogue, resolveRefs, SEGMENTS, type Kind } from '../bench/catalogue-data.js';
+import { LOADABLE_KINDS, loadCatalogue, type Stamp } from '../bench/load-catalogue.js';
+import { send } from '../support/contract.js';
+import { useServer } from '../support/server.js';
+
+type Item = Record<string, unknown>;
+
+const server = useServer();
+const cat = catalogue({
+  scale: { genre: 8, theme: 5, demographic: 2, producer: 12, magazine: 2, person: 50, character: 60, anime: 40, manga: 1, news: 0 },
+  seed: 11,
+  today: '2025-06-01',
+});
+
+async function scanAll(table: string): Promise<Map<string, Item>> {
+  const items = new Map<string, Item>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }));
+    for (const i of out.Items ?? []) items.set(`${String(i.pk)} ${String(i.sk)}`, i);
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The catalogue's items (not those there before it, e.g. the caller's account) without what is random per write. */
+function comparable(items: Map<string, Item>, before: ReadonlySet<string> = new Set()): Map<string, Item> {
+  const out = new Map<string, Item>();
+  for (const [key, item] of items) {
+    if (before.has(key)) continue;
+    const copy = structuredClone(item);
+    if (copy.sk === 'R') delete copy.write;
+    if (/^C#(videos|pictures)#/.test(String(copy.sk))) copy.entries = (copy.entries as Item[]).map(({ id, ...rest }) => ({ ...rest, id: typeof id === 'string' && id.length === 22 ? '<new id>' : id }));
+    out.set(key, copy);
+  }
+  return out;
+}
+
+/** Waits until the table stops changing (the stream consumer has applied every record). */
+async function settled(table: string): Promise<Map<string, Item>> {
+  let last = '';
+  let still = 0;
+  for (let i = 0; i < 120; i++) {
+    const items = await scanAll(table);
+    const now = JSON.stringify([...items].sort(([a], [b]) => (a < b ? -1 : 1)));
+    still = now === last ? still + 1 : 0;
+    if (still >= 3) return items;
+    last = now;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the table did not settle');
+}
+
+const viaApi = new Map<string, Item>();
+const viaLoader = new Map<string, Item>();
+
+beforeAll(async () => {
+  const auth = (await server.user('contributor')).auth;
+  const apiTable = process.env.TABLE_NAME!;
+  const accountItems = new Set((await scanAll(apiTable)).keys());
+  const ids: Partial<Record<Kind, string[]>> = {};
+  const stamps: Partial<Record<Kind, Stamp[]>> = {};
+  for (const kind of LOADABLE_KINDS) {
+    ids[kind] = [];
+    stamps[kind] = [];
+    for (let i = 0; i < cat.sizes[kind]; i++) {
+      const res = await send(server, 'POST', `/api/${SEGMENTS[kind]}/`, { body: resolveRefs(cat.body(kind, i), ids), headers: auth });
+      if (res.status !== 201) throw new Error(`${kind} #${i}: ${res.status} ${res.text}`);
+      const { id, created_at, updated_at } = res.body as Stamp;
+      ids[kind].push(id);
+      stamps[kind].push({ id, created_at, updated_at });
+    }
+  }
+  for (const [k, v] of comparable(await settled(apiTable), accountItems)) viaApi.set(k, v);
+
+  const loaderTable = `bulk-${randomBytes(6).toString('hex')}`;
+  await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, loaderTable);
+  process.env.TABLE_NAME = loaderTable;
+  try {
+    await loadCatalogue({ cat, kinds: LOADABLE_KINDS, stamp: (kind, i) => stamps[kind]![i]!, inFlight: 4 });
+  } finally {
+    process.env.TABLE_NAME = apiTable;
+  }
+  for (const [k, v] of comparable(await scanAll(loaderTable))) viaLoader.set(k, v);
+}, 300_000);
+
+describe('bulk loader', () => {
+  it('writes the items the API leaves, item by item', () => {
+    const missing = [...viaApi.keys()].filter((k) => !viaLoader.has(k));
+    const extra = [...viaLoader.keys()].filter((k) => !viaApi.has(k));
+    expect(missing, 'items the API wrote and the loader did not').toEqual([]);
+    expect(extra, 'items the loader wrote and the API did not').toEqual([]);
+    const differing = [...viaApi.keys()].filter((k) => viaLoader.has(k) && JSON.stringify(sortKeys(viaApi.get(k))) !== JSON.stringify(sortKeys(viaLoader.get(k))));
+    for (const k of differing.slice(0, 3)) expect(viaLoader.get(k), k).toEqual(viaApi.get(k));
+    expect(differing).toEqual([]);
+  });
+
+  it('covers what the API keeps by increments and by the stream consumer', () => {
+    const items = [...viaApi.values()];
+    const of = (re: RegExp) => items.filter((i) => re.test(`${String(i.pk)} ${String(i.sk)}`));
+    // Entity counters, list sizes of the catalogue index, linked counts with their revisions.
+    expect(of(/^ANIME#N N$/)[0]?.n).toBe(40);
+    expect(of(/^CHARACTER#N N$/)[0]?.n).toBe(60);
+    expect(of(/^ANIME#L#P#genre#/).length).toBeGreaterThan(0);
+    expect(of(/^ANIME#L#W#/).length).toBeGreaterThan(10);
+    const genres = of(/^GENRE#[^#]+ R$/);
+    expect(genres.some((g) => (g.rec as { anime_count: number }).anime_count > 0 && Number(g.rev) > 1)).toBe(true);
+    const producers = of(/^PRODUCER#[^#]+ R$/);
+    expect(producers.some((p) => Number((p.priv as { studio_credits: number }).studio_credits) > 0)).toBe(true);
+    // Taxonomy ordering entries at the counts (moved by the consumer).
+    const counted = of(/^GENRE#O#anime_count#A /);
+    expect(counted.length).toBe(cat.sizes.genre);
+    expect(counted.some((e) => (e.rec as { anime_count: number }).anime_count > 0)).toBe(true);
+    // Titles over one transaction went through the journal, which is gone once applied.
+    expect(of(/ J#/)).toEqual([]);
+    expect(of(/^ANIME#[^#]+ C#characters#0$/).length).toBeGreaterThan(0);
+  });
+});
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Item)[k])]));
+}
