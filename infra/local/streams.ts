@@ -88,6 +88,8 @@ function lambdaValue(v: SdkAttributeValue): AttributeValue {
   if (v.BS !== undefined) return { BS: v.BS.map((b) => Buffer.from(b).toString('base64')) };
   if (v.L !== undefined) return { L: v.L.map(lambdaValue) };
   if (v.M !== undefined) return { M: lambdaImage(v.M) };
+  // The streams client reads an empty map (`{"M": {}}`) as a value with no member at all.
+  if (Object.keys(v).length === 0) return { M: {} };
   return v as AttributeValue;
 }
 

@@ -12,6 +12,7 @@
  * longer names — whatever the order and number of the stream records that asked for it.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../json.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { chunk } from './titles.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
@@ -26,7 +27,7 @@ export interface ReverseItem {
   v: Record<string, unknown>;
 }
 
-const hashOf = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('base64url').slice(0, 12);
+const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('base64url').slice(0, 12);
 const keyOf = (pk: string, sk: string) => `${pk}\u0000${sk}`;
 
 /** The reverse items of a target, optionally only those whose sort key starts with `prefix`. */

@@ -11,6 +11,7 @@ import { commitStaged, finishJournal } from '../db/staged.js';
 import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { notFound, serviceUnavailable, validationError } from '../http/problem.js';
+import { canonicalJson } from '../json.js';
 import { ChangedLink, GoneLink } from './references.js';
 import type { TitleResource } from './title-resource.js';
 
@@ -109,15 +110,11 @@ export async function refreshTitle<R extends BaseRecord>(resource: TitleResource
     const out = await resource.build(values, { id: r.id, created_at: r.created_at, updated_at: r.updated_at }, before);
     // A reference deleted between the two reads: the next attempt drops it.
     if ('errors' in out) throw new StaleRecord(resource.title.entity.kind);
-    if (canonical(out.record) === canonical(r) && canonical(out.relations) === canonical(pick(before.relations, Object.keys(out.relations)))) return 'done';
+    if (canonicalJson(out.record) === canonicalJson(r) && canonicalJson(out.relations) === canonicalJson(pick(before.relations, Object.keys(out.relations)))) return 'done';
     changed = true;
     return { before, after: out.record, relations: out.relations };
   });
   return changed;
 }
-
-/** JSON with object keys sorted (DynamoDB keeps no order of a map's keys). */
-const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
 
 const pick = (o: Relations, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
