@@ -10,6 +10,7 @@ import { routes as characters } from './characters/routes.js';
 import { routes as demographics } from './demographics/routes.js';
 import { routes as genres } from './genres/routes.js';
 import { routes as magazines } from './magazines/routes.js';
+import { routes as news } from './news/routes.js';
 import { routes as persons } from './persons/routes.js';
 import { routes as producers } from './producers/routes.js';
 import { routes as profiles } from './profiles/routes.js';
@@ -19,7 +20,7 @@ import { routes as themes } from './themes/routes.js';
 import { routes as tokens } from './tokens/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, persons, producers, profiles, socials, themes, tokens, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, news, persons, producers, profiles, socials, themes, tokens, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

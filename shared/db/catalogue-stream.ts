@@ -12,12 +12,13 @@
 import { UpdateCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { animeIndex } from './animes.js';
 import type { Item } from './batch.js';
-import { indexKeys, listSizeKeyOf } from './catalogue-index.js';
+import { indexKeys, listSizeKeyOf, type IndexDef } from './catalogue-index.js';
 import { db, tableName } from './client.js';
+import { newsIndex } from './news.js';
 import { reorderPlan, type BaseRecord, type EntityDef } from './records.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from './taxonomy.js';
 
-const INDEXED = [animeIndex];
+const INDEXED = [animeIndex, newsIndex] as IndexDef<BaseRecord>[];
 const COUNTED: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity] as never;
 
 export const CATALOGUE_STREAM = {

@@ -14,3 +14,4 @@ export const PersonCategory = ['director', 'voice_actor', 'artist', 'writer', 'p
 export const Language = ['japanese', 'english', 'spanish', 'french', 'german', 'italian', 'portuguese', 'korean', 'chinese'] as const;
 export const VideoKind = ['trailer', 'promo', 'music_video', 'other'] as const;
 export const ProducerRole = ['studio', 'producer', 'licensor'] as const;
+export const NewsTag = ['pending', 'new_anime', 'new_manga', 'spoiler', 'review', 'interview', 'event', 'recommendation'] as const;

@@ -45,11 +45,15 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
   return { ordering: q.ordering, terms: q.q ?? [], equals, atLeast, named };
 }
 
-/** The keys of a resource's detail and of its list items (the detail without its reverse views). */
-function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
+/**
+ * The keys of a resource's detail, of its list items, of its reverse views and of its stored
+ * record (the detail without its reverse views).
+ */
+export function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
   const detail = Object.keys(resource.read.shape);
   const item = Object.keys((resource.listRead ?? resource.read).shape);
-  return { detail, item, views: detail.filter((k) => !item.includes(k)) };
+  const views = resource.views ?? detail.filter((k) => !item.includes(k));
+  return { detail, item, views, stored: detail.filter((k) => !views.includes(k)) };
 }
 
 /**
@@ -125,7 +129,7 @@ async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, i
   let stored = await loadTitle(resource.title, id);
   if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev, stored.write))) stored = await loadTitle(resource.title, id);
   if (!stored) throw notFound(`No ${resource.noun} with this id.`);
-  return { ...stored, record: inShapeOrder(stored.record, shapeKeys(resource).item) };
+  return { ...stored, record: inShapeOrder(stored.record, shapeKeys(resource).stored) };
 }
 
 /**
@@ -153,7 +157,7 @@ async function write<R extends BaseRecord>(
   throw serviceUnavailable(1);
 }
 
-async function built<R extends BaseRecord>(resource: TitleResource<R>, values: Record<string, unknown>, meta: { id: string; created_at: string; updated_at: string }, before: StoredTitle<R> | null) {
+async function built<R extends BaseRecord>(resource: TitleResource<R>, values: Record<string, unknown>, meta: Parameters<TitleResource<R>['build']>[1], before: StoredTitle<R> | null) {
   const out = await resource.build(values, meta, before);
   if ('errors' in out) throw validationError(out.errors);
   return out;
@@ -163,7 +167,7 @@ export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): O
   return async (req) => {
     const values = req.body() as Record<string, unknown>;
     const at = now();
-    const meta = { id: newId(), created_at: at, updated_at: at };
+    const meta = { id: newId(), created_at: at, updated_at: at, caller: req.caller };
     let record: R | null = null;
     await write(resource, async () => {
       const out = await built(resource, values, meta, null);
@@ -191,7 +195,7 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
         return 'done';
       }
       const r = before.record;
-      const out = await built(resource, values, { id: r.id, created_at: r.created_at, updated_at: now() }, before);
+      const out = await built(resource, values, { id: r.id, created_at: r.created_at, updated_at: now(), caller: req.caller }, before);
       result = out.record;
       return { before, after: out.record, relations: out.relations };
     });
