@@ -20,12 +20,12 @@ let users: Record<Role, User>;
 let mod: User;
 beforeAll(async () => {
   const roles: Role[] = ['member', 'premium', 'contributor', 'moderator', 'administrator'];
-  users = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await server.user(r)] as const))) as Record<Role, User>;
+  users = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await server.user(r)] as const))) as unknown as Record<Role, User>;
   mod = users.moderator;
 });
 
 const post = (body: unknown, who: User = mod) => send(server, 'POST', '/api/news/', { body, headers: who.auth });
-const valid = (extra: Record<string, unknown> = {}) => ({ name: uniqueName('Headline'), content: 'The article.', ...extra });
+const valid = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: uniqueName('Headline'), content: 'The article.', ...extra });
 const make = async (extra: Record<string, unknown> = {}, who: User = mod) => expectJson(await post(valid(extra), who), 201);
 const item = (id: string) => `/api/news/${id}/`;
 const write = (method: string, id: string, body?: unknown, headers: Record<string, string> = {}, who: User = mod) =>
