@@ -11,6 +11,7 @@ import { routes as demographics } from './demographics/routes.js';
 import { routes as genres } from './genres/routes.js';
 import { routes as magazines } from './magazines/routes.js';
 import { routes as mangas } from './mangas/routes.js';
+import { routes as news } from './news/routes.js';
 import { routes as persons } from './persons/routes.js';
 import { routes as producers } from './producers/routes.js';
 import { routes as profiles } from './profiles/routes.js';
@@ -20,7 +21,7 @@ import { routes as themes } from './themes/routes.js';
 import { routes as tokens } from './tokens/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, persons, producers, profiles, socials, themes, tokens, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, producers, profiles, socials, themes, tokens, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

@@ -1,8 +1,10 @@
 /** The operations on /api/animes/ (API.md §4.0 catalogue CRUD pattern, §4.1.1, §4.1.2). */
 import { animeTitle } from '../../shared/db/animes.js';
 import { titleKeys } from '../../shared/db/titles.js';
-import { crudRoutes } from '../../shared/http/crud-routes.js';
+import { crudRoutes, linkedListRoute } from '../../shared/http/crud-routes.js';
 import { animes } from '../../shared/domain/animes.js';
+import { newsTitle } from '../../shared/db/news.js';
+import { animeNews } from '../../shared/domain/news.js';
 import { mediaOrderings, pictureRead, videoFilters, videoRead } from '../../shared/domain/media.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
 import { castFilters, castItem, castOrderings, staffItem, staffOrderings } from '../../shared/domain/casts.js';
@@ -40,4 +42,5 @@ export const routes = {
     query: z.object({ ordering: orderingParam(mediaOrderings, 'position') }),
     response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], keys: OWN,
   }),
+  news: linkedListRoute(animeNews, { name: 'animes.news', path: '/api/animes/{id}/news/', summary: 'List the news of an anime', keys: [...OWN, titleKeys(newsTitle), TOMBSTONE_KEYS] }),
 };

@@ -7,7 +7,9 @@ import { castFilters, castOrderings, mangaCastItem } from '../../shared/domain/c
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { mediaOrderings, pictureRead } from '../../shared/domain/media.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
-import { crudRoutes } from '../../shared/http/crud-routes.js';
+import { crudRoutes, linkedListRoute } from '../../shared/http/crud-routes.js';
+import { newsTitle } from '../../shared/db/news.js';
+import { mangaNews } from '../../shared/domain/news.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
@@ -20,6 +22,7 @@ export const routes = {
     response: { status: 200, schema: mangaCastItem, page: true, fields: Object.keys(mangaCastItem.shape) }, errors: ['not-found'],
     keys: [titleKeys(mangaTitle), 'CHARACTER#*', TOMBSTONE_KEYS],
   }),
+  news: linkedListRoute(mangaNews, { name: 'mangas.news', path: '/api/mangas/{id}/news/', summary: 'List the news of a manga', keys: [titleKeys(mangaTitle), titleKeys(newsTitle), TOMBSTONE_KEYS] }),
   pictures: defineRoute({
     name: 'mangas.pictures', method: 'GET', path: '/api/mangas/{id}/pictures/', access: 'public',
     summary: "List a manga's pictures",

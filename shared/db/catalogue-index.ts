@@ -250,6 +250,30 @@ function flip(c: Cursor, d: Cursor['d']): Cursor {
   return c.i ? { d, k: c.k } : { d, k: c.k, i: true };
 }
 
+/**
+ * The vectors that satisfy every filter and term of `q`, sorted by the sort key `q`'s ordering
+ * partition gives them, and the page at `q`'s cursor; `matched` is how many satisfy `q`.
+ */
+export function vectorPage<R extends BaseRecord>(def: IndexDef<R>, vectors: readonly Vector[], q: IndexQuery) {
+  const ordering = def.orderings[q.ordering];
+  if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
+  const dir = q.descending ? 'desc' : 'asc';
+  const sorted = vectors
+    .filter((v) => matches(v, q))
+    .map((v) => ({ id: v.id, sk: sortKey(v.o[q.ordering] ?? null, ordering.type, v.id, dir) }))
+    .sort((a, b) => (q.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
+  const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
+  return { entries: kept, next, previous, matched: sorted.length };
+}
+
+/**
+ * Every posting of one filter value, read whole (one Query per MB of postings): an exact list,
+ * unlike the size hints (e.g. the news of one anime, a few hundred postings at most).
+ */
+export async function readPostings<R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): Promise<Vector[]> {
+  return (await queryAll(listPk(any(def), postingList(filter, value)))) as unknown as Vector[];
+}
+
 /** Reads a whole list in one Query, or `null` when it does not fit one page. */
 async function readList(pk: string): Promise<Vector[] | null> {
   const out = await db().send(
@@ -324,13 +348,8 @@ export async function queryIndex<R extends BaseRecord>(
     const postings = await readList(listPk(d, smallest.list));
     calls++;
     if (postings) {
-      const dir = q.descending ? 'desc' : 'asc';
-      const sorted = postings
-        .filter((v) => matches(v, q))
-        .map((v) => ({ id: v.id, sk: sortKey(v.o[q.ordering] ?? null, ordering.type, v.id, dir) }))
-        .sort((a, b) => (q.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
-      const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
-      return { entries: kept, next, previous, total, alsoItems, calls, strategy: 'driver' };
+      const { entries, next, previous } = vectorPage(def, postings, q);
+      return { entries, next, previous, total, alsoItems, calls, strategy: 'driver' };
     }
   }
   // Walk the ordering partition; read what should hold a page of matches if the filters were

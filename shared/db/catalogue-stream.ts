@@ -17,10 +17,11 @@ import type { Item } from './batch.js';
 import { indexKeys, listSizeKeyOf, type IndexDef } from './catalogue-index.js';
 import { db, tableName } from './client.js';
 import { mangaIndex } from './mangas.js';
+import { newsIndex } from './news.js';
 import { reorderPlan, type BaseRecord, type EntityDef } from './records.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from './taxonomy.js';
 
-const INDEXED: IndexDef<BaseRecord>[] = [animeIndex, mangaIndex, characterIndex, personIndex] as never;
+const INDEXED: IndexDef<BaseRecord>[] = [animeIndex, mangaIndex, characterIndex, personIndex, newsIndex] as never;
 const COUNTED: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity] as never;
 
 export const CATALOGUE_STREAM = {

@@ -24,6 +24,7 @@ import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
 import { animes } from './animes.js';
 import { characters } from './characters.js';
 import { mangas } from './mangas.js';
+import { news } from './news.js';
 import { appearanceTokens, namedBy, namesOf, reverseItemsOf } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 import { loadCurrent, refreshTitle, writeTitle } from './title-writes.js';
@@ -36,6 +37,7 @@ const SOURCES: Record<string, AnyTitle> = { ANIME: animes as unknown as AnyTitle
 /** Who embeds a record of each kind, found through their index's postings: (resource, filter). */
 const A = animes as unknown as AnyTitle;
 const M = mangas as unknown as AnyTitle;
+const N = news as unknown as AnyTitle;
 const REFERRERS: Record<string, { resource: AnyTitle; filter: string }[]> = {
   GENRE: [{ resource: A, filter: 'genre' }, { resource: M, filter: 'genre' }],
   THEME: [{ resource: A, filter: 'theme' }, { resource: M, filter: 'theme' }],
@@ -43,6 +45,8 @@ const REFERRERS: Record<string, { resource: AnyTitle; filter: string }[]> = {
   DEMOGRAPHIC: [{ resource: M, filter: 'demographic' }],
   MAGAZINE: [{ resource: M, filter: 'magazine' }],
   PERSON: [{ resource: M, filter: 'author' }],
+  ANIME: [{ resource: N, filter: 'anime' }],
+  MANGA: [{ resource: N, filter: 'manga' }],
 };
 
 /** At most this many titles are refreshed at once. */

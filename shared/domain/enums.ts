@@ -17,3 +17,4 @@ export const ProducerRole = ['studio', 'producer', 'licensor'] as const;
 export const MangaMediaType = ['manga', 'light_novel', 'novel', 'oneshot', 'doujinshi', 'manhwa', 'manhua', 'oel'] as const;
 export const MangaStatus = ['publishing', 'finished', 'upcoming', 'on_hiatus', 'discontinued'] as const;
 export const AuthorRole = ['story', 'art', 'story_and_art'] as const;
+export const NewsTag = ['pending', 'new_anime', 'new_manga', 'spoiler', 'review', 'interview', 'event', 'recommendation'] as const;

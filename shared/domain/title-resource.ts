@@ -5,7 +5,7 @@
  * the records it links.
  */
 import type { z } from 'zod';
-import type { Role } from '../auth/roles.js';
+import type { Caller, Role } from '../auth/roles.js';
 import type { BaseRecord } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
 import type { FieldErrors } from '../http/problem.js';
@@ -44,13 +44,14 @@ export interface TitleResource<R extends BaseRecord> {
   /** The writable values of a stored title (what a PATCH starts from). */
   writable(r: R, relations: Relations): Record<string, unknown>;
   /**
-   * The stored record and relations for validated values, or every field error (400). `check`
-   * looks up the references (default checkReferences, one batch read; the bulk loader of the
-   * benchmarks passes a lookup in memory).
+   * The stored record and relations for validated values, or every field error (400). `caller`
+   * is who writes (e.g. a news article's author, set at creation). `check` looks up the
+   * references (default checkReferences, one batch read; the bulk loader of the benchmarks
+   * passes a lookup in memory).
    */
   build(
     values: Record<string, unknown>,
-    meta: { id: string; created_at: string; updated_at: string },
+    meta: { id: string; created_at: string; updated_at: string; caller?: Caller | null },
     before: StoredTitle<R> | null,
     check?: ReferenceCheck,
   ): Promise<{ errors: FieldErrors } | { record: R; relations: Relations }>;
@@ -76,4 +77,24 @@ export const TITLE_KEYS = {
   manga: ['MANGA#*', 'GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'CHARACTER#*', 'PERSON#*', 'DELETED'],
   character: ['CHARACTER#*', 'PERSON#*', 'ANIME#*', 'MANGA#*', 'DELETED'],
   person: ['PERSON#*', 'DELETED'],
+  news: ['NEWS#*', 'ANIME#*', 'MANGA#*', 'DELETED'],
 } as const;
+
+/**
+ * A sub-resource list of the titles that link a parent record (API.md §4.0 "Sub-resource
+ * lists"; the `news/` of an anime or a manga, §4.1.2): the posting list of `filter` for the
+ * parent's id, read whole (an exact `count`), filtered, ordered and cut in memory
+ * (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
+ */
+export interface LinkedListing<R extends BaseRecord> {
+  /** The listed titles (their list item shape). */
+  resource: TitleResource<R>;
+  /** The parent named by the path's `{id}`: 404 when it does not exist. */
+  parent: { kind: string; noun: string };
+  /** The index filter whose posting list for the parent's id holds the titles. */
+  filter: string;
+  orderings: readonly string[];
+  defaultOrdering: string;
+  /** Query filters (schemas); each names an index filter of the same name, evaluated on the postings. */
+  filters: z.ZodRawShape;
+}

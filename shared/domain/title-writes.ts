@@ -61,7 +61,7 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
 export async function built<R extends BaseRecord>(
   resource: TitleResource<R>,
   values: Record<string, unknown>,
-  meta: { id: string; created_at: string; updated_at: string },
+  meta: Parameters<TitleResource<R>['build']>[1],
   before: StoredTitle<R> | null,
 ): Promise<{ record: R; relations: Relations }> {
   const out = await resource.build(values, meta, before);

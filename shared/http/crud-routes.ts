@@ -9,6 +9,7 @@ import { TOMBSTONE_KEYS } from '../db/tombstones.js';
 import type { Role } from '../auth/roles.js';
 import { writeSchemas, type FieldSpecs } from '../domain/fields.js';
 import type { ListOptions } from '../domain/resource.js';
+import type { LinkedListing } from '../domain/title-resource.js';
 import { defineRoute } from './route.js';
 import { orderingParam, searchParam } from './schemas.js';
 
@@ -80,4 +81,18 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
       summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys: deleteKeys,
     }),
   };
+}
+
+/**
+ * The declaration of a sub-resource list of the titles linking a parent (`GET
+ * /api/animes/{id}/news/`; the operation: linked-titles.ts): public, paginated, list items of
+ * the listed resource, its ordering keys and filters.
+ */
+export function linkedListRoute<R extends BaseRecord>(listing: LinkedListing<R>, decl: { name: string; path: string; summary: string; keys: readonly KeyPattern[] }) {
+  const item = listing.resource.listRead ?? listing.resource.read;
+  return defineRoute({
+    name: decl.name, method: 'GET', path: decl.path, access: 'public', summary: decl.summary,
+    query: z.object({ ordering: orderingParam(listing.orderings, listing.defaultOrdering), ...listing.filters }),
+    response: { status: 200, schema: item, page: true, fields: Object.keys(item.shape) }, errors: ['not-found'], keys: decl.keys,
+  });
 }

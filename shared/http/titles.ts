@@ -45,11 +45,11 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
   return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, named };
 }
 
-/** The keys of a resource's detail and of its list items (the detail without its reverse views). */
-function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
+/** The keys of a resource's detail and of its list items (the detail without its reverse views, or a news article's `content`). */
+export function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
   const detail = Object.keys(resource.read.shape);
   const item = Object.keys((resource.listRead ?? resource.read).shape);
-  return { detail, item, views: detail.filter((k) => !item.includes(k)) };
+  return { detail, item };
 }
 
 /** A record without the embedded references to records deleted since (API.md §1.8; tombstones.ts). */
@@ -144,7 +144,7 @@ export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): O
   return async (req) => {
     const values = req.body() as Record<string, unknown>;
     const at = now();
-    const meta = { id: newId(), created_at: at, updated_at: at };
+    const meta = { id: newId(), created_at: at, updated_at: at, caller: req.caller };
     let record: R | null = null;
     await writeTitle(resource, async () => {
       const out = await built(resource, values, meta, null);
@@ -184,7 +184,7 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
         return 'done';
       }
       const r = before.record;
-      const out = await built(resource, values, { id: r.id, created_at: r.created_at, updated_at: now() }, before);
+      const out = await built(resource, values, { id: r.id, created_at: r.created_at, updated_at: now(), caller: req.caller }, before);
       result = out.record;
       return { before, after: out.record, relations: out.relations };
     });

@@ -93,6 +93,17 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
     }
     return id;
   };
+  let newsAnime: Promise<string> | undefined;
+  /** An anime named by two news articles (created once, not counted). */
+  const animeWithNews = () =>
+    (newsAnime ??= (async () => {
+      const id = await seed('animes');
+      const { token } = await env.user('administrator');
+      for (let i = 0; i < 2; i++) {
+        await env.http.expect(201, 'POST', '/api/news/', { headers: { authorization: `Bearer ${token}` }, body: { ...writeBody('news', uniqueName('news')), anime_ids: [id] } });
+      }
+      return id;
+    })());
   const bearer = async (route: RouteDecl) => (await env.user(route.access === 'public' || route.access === 'credentials' ? 'member' : route.access)).token;
   const accounts = accountScenarios(env);
 
@@ -122,6 +133,10 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
           }
           if (segment === 'mangas') {
             add('anonymous, filter and ordering', async () => (await shared(segment), { method: 'GET', path: `${collection}?media_type=manga&ordering=-published_from` }));
+          }
+          if (segment === 'news') {
+            add('anonymous, filter (tag) and ordering', async () => (await shared(segment), { method: 'GET', path: `${collection}?tag=pending&ordering=name` }));
+            add('anonymous, filter (anime)', async () => ({ method: 'GET', path: `${collection}?anime=${await animeWithNews()}` }));
           }
           add('signed in (member token)', async () => ({ method: 'GET', path: collection, token: await bearer(route) }));
           break;
@@ -156,6 +171,12 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
       };
       out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: route.path.replace('{id}', await (genre ??= linked())) }) });
       out.push({ route, variant: 'signed in (member token)', prepare: async () => ({ method: 'GET', path: route.path.replace('{id}', await (genre ??= linked())), token: await bearer(route) }) });
+    } else if (route.name === 'animes.news') {
+      // An anime that two articles name (the shared anime has none).
+      const path = async (query = '') => `${route.path.replace('{id}', await animeWithNews())}${query}`;
+      out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: await path() }) });
+      out.push({ route, variant: 'anonymous, filter (tag) and ordering', prepare: async () => ({ method: 'GET', path: await path('?tag=pending&ordering=name') }) });
+      out.push({ route, variant: 'signed in (member token)', prepare: async () => ({ method: 'GET', path: await path(), token: await bearer(route) }) });
     } else if (route.method === 'GET' && pathParamNames(route.path).join() === 'id' && CATALOGUE_SEGMENTS.has(route.path.split('/')[2]!)) {
       // A sub-resource list of a catalogue record.
       const segment = route.path.split('/')[2]!;

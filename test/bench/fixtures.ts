@@ -12,11 +12,12 @@ import { genres } from '../../shared/domain/taxonomy.js';
 import { newId } from '../../shared/ids.js';
 
 /** The catalogue collections whose routes are the generic CRUD of shared/http/crud-routes.ts. */
-export const CATALOGUE_SEGMENTS: ReadonlySet<string> = new Set(['genres', 'themes', 'demographics', 'magazines', 'producers', 'animes', 'mangas', 'characters', 'persons']);
+export const CATALOGUE_SEGMENTS: ReadonlySet<string> = new Set(['genres', 'themes', 'demographics', 'magazines', 'producers', 'animes', 'mangas', 'characters', 'persons', 'news']);
 
 /** Extra required fields of a resource's write body, beyond a unique `name`. */
 const REQUIRED_EXTRAS: Record<string, Record<string, unknown>> = {
   producers: { type: 'studio' },
+  news: { content: 'A bench article.' },
 };
 
 /** A valid create (and PUT) body for the collection `segment` (`/api/<segment>/`). */

@@ -306,3 +306,24 @@ describe('mangas', () => {
     expect((await get(`/api/demographics/${demo.id}/`)).manga_count).toBe(0);
   });
 });
+
+describe('news relations', () => {
+  it('an article’s animes and mangas follow renames and deletions; mangas/{id}/news/', async () => {
+    const moderator = (await server.user('moderator')).auth;
+    const a = await post('/api/animes/', { name: uniqueName('Newsworthy') });
+    const m = await post('/api/mangas/', { name: uniqueName('Newsworthy Manga') });
+    const article = expectJson(await send(server, 'POST', '/api/news/', { body: { name: uniqueName('Headline'), content: 'Text.', anime_ids: [a.id], manga_ids: [m.id] }, headers: moderator }), 201);
+    const mangaNews = await get(`/api/mangas/${m.id}/news/`);
+    expect([mangaNews.count, ids(mangaNews.results)]).toEqual([1, [article.id]]);
+    expect((await send(server, 'GET', '/api/mangas/AAAAAAAAAAAAAAAAAAAAAA/news/')).status).toBe(404);
+    const renamed = uniqueName('Renamed Manga');
+    await patch(`/api/mangas/${m.id}/`, { name: renamed });
+    await eventually(async () => expect((await get(`/api/news/${article.id}/`)).mangas).toEqual([{ id: m.id, name: renamed }]));
+    await del(`/api/animes/${a.id}/`);
+    expect((await get(`/api/news/${article.id}/`)).animes).toEqual([]);
+    expect((await get(`/api/news/?q=${encodeURIComponent(article.name)}`)).results[0].animes).toEqual([]);
+    await eventually(tombstonesCleared);
+    expect((await get(`/api/news/${article.id}/`)).animes).toEqual([]);
+    expect((await send(server, 'GET', `/api/news/?anime=${a.id}`)).status).toBe(400);
+  });
+});

@@ -1,0 +1,6 @@
+import { deleteTitle } from '../../shared/http/titles.js';
+import { createHandler } from '../../shared/http/handler.js';
+import { news } from '../../shared/domain/news.js';
+import { routes } from './routes.js';
+
+export const handler = createHandler(routes.delete, deleteTitle(news));
