@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { Role } from '../auth/roles.js';
-import type { BaseRecord } from '../db/records.js';
+import type { BaseRecord, WritePlan } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
 import type { FieldErrors } from '../http/problem.js';
 import type { FieldSpecs } from './fields.js';
@@ -47,6 +47,12 @@ export interface TitleResource<R extends BaseRecord> {
   ): Promise<{ errors: FieldErrors } | { record: R; relations: Relations }>;
   /** The count changes of linked records when a title changes from `before` to `after` (absent: it links none). */
   links?(before: R | null, after: R | null): LinkCount[];
+  /**
+   * Items a change adds to the write's main transaction beyond the title's own (absent: none),
+   * e.g. the stored files of uploaded pictures a write drops (persons, shared/db/files.ts).
+   * `after` null: a deletion.
+   */
+  extraPlan?(before: StoredTitle<R> | null, after: { record: R; relations: Relations } | null): WritePlan;
 }
 
 /**

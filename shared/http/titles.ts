@@ -6,7 +6,7 @@
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { queryIndex } from '../db/catalogue-index.js';
-import { counterKeyOf, recordKeyOfKind, StaleRecord, type BaseRecord } from '../db/records.js';
+import { counterKeyOf, joinPlans, recordKeyOfKind, StaleRecord, type BaseRecord, type WritePlan } from '../db/records.js';
 import { commitStaged, finishJournal } from '../db/staged.js';
 import { loadTitle, titleWrite, type StoredTitle } from '../db/titles.js';
 import { ChangedLink, GoneLink } from '../domain/references.js';
@@ -65,7 +65,7 @@ function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record: R): 
 }
 
 /** Reads records by id, in order, leaving out those deleted meanwhile. */
-async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonly string[]): Promise<R[]> {
+export async function recordsOf<R>(kind: string, ids: readonly string[], shape: readonly string[]): Promise<R[]> {
   const items = await getItems(ids.map((id) => recordKeyOfKind(kind, id)));
   return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(i.rec as R, shape));
 }
@@ -121,20 +121,30 @@ export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Oper
 }
 
 /** Reads a title for a change: 404 when absent; a journal left by an interrupted write is finished first. */
-async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<StoredTitle<R>> {
+export async function loadForChange<R extends BaseRecord>(resource: TitleResource<R>, id: string): Promise<StoredTitle<R>> {
   let stored = await loadTitle(resource.title, id);
   if (stored && stored.journal.length > 0 && (await finishJournal(stored.journal, stored.rev, stored.write))) stored = await loadTitle(resource.title, id);
   if (!stored) throw notFound(`No ${resource.noun} with this id.`);
   return { ...stored, record: inShapeOrder(stored.record, shapeKeys(resource).item) };
 }
 
+/** A change of a title, as one attempt of writeTitle computes it from what it read. */
+export interface TitleAttempt<R> {
+  before: StoredTitle<R> | null;
+  after: R | null;
+  relations: Record<string, readonly unknown[]>;
+  /** Items of this change only, committed in the main transaction (e.g. an upload's guard deletion). */
+  extra?: WritePlan;
+}
+
 /**
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
- * (its own revision, or a linked record that was deleted or changed type).
+ * (its own revision, or a linked record that was deleted or changed type). The main
+ * transaction also holds the resource's `extraPlan` and the attempt's `extra`.
  */
-async function write<R extends BaseRecord>(
+export async function writeTitle<R extends BaseRecord>(
   resource: TitleResource<R>,
-  attempt: (skip: ReadonlySet<string>) => Promise<{ before: StoredTitle<R> | null; after: R | null; relations: Record<string, readonly unknown[]> } | 'done'>,
+  attempt: (skip: ReadonlySet<string>) => Promise<TitleAttempt<R> | 'done'>,
 ): Promise<void> {
   const skip = new Set<string>();
   for (let i = 0; i < 4; i++) {
@@ -142,8 +152,10 @@ async function write<R extends BaseRecord>(
     if (change === 'done') return;
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
     const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
+    const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
+    const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
     try {
-      await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
+      await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write);
       return;
     } catch (err) {
       if (err instanceof GoneLink) skip.add(err.key);
@@ -165,7 +177,7 @@ export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): O
     const at = now();
     const meta = { id: newId(), created_at: at, updated_at: at };
     let record: R | null = null;
-    await write(resource, async () => {
+    await writeTitle(resource, async () => {
       const out = await built(resource, values, meta, null);
       record = out.record;
       return { before: null, after: out.record, relations: out.relations };
@@ -180,7 +192,7 @@ const same = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.
 export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mode: 'replace' | 'merge'): Operation {
   return async (req) => {
     let result: R | null = null;
-    await write(resource, async () => {
+    await writeTitle(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
       checkIfMatch(req.ifMatch, recordEtag(detailOf(resource, before.record)));
       const input = req.body() as Record<string, unknown>;
@@ -201,7 +213,7 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
 
 export function deleteTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
   return async (req) => {
-    await write(resource, async () => {
+    await writeTitle(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
       checkIfMatch(req.ifMatch, recordEtag(detailOf(resource, before.record)));
       return { before, after: null, relations: {} };
