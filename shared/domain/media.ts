@@ -31,8 +31,18 @@ export interface Picture {
   file?: string;
 }
 
+/**
+ * The URL of a file the server stored (create-picture), written back in `pictures` (§3.6). On
+ * AWS it is https like any other; locally it is the S3 emulator's plain-http URL (decision 71),
+ * accepted here so that a client can write back what it was given.
+ */
+function isStoredFileUrl(v: string): boolean {
+  const base = process.env.PICTURES_BASE_URL?.replace(/\/+$/, '');
+  return base !== undefined && base !== '' && v.startsWith(`${base}/`);
+}
+
 const pictureWrite = z.strictObject({
-  url: url(),
+  url: url({ accept: isStoredFileUrl }),
   name: line({ max: 100 })
     .nullable()
     .optional()
