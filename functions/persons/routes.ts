@@ -11,11 +11,16 @@ import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 import * as z from 'zod';
 
-// Writes that drop uploaded pictures (PUT, PATCH, DELETE) queue their files (FILE#GONE).
+// Writes that drop uploaded pictures (PUT, PATCH, DELETE) queue their files (FILE#GONE); reads
+// and the creation (which has none to drop) keep to the persons' items.
 const WRITES = [...TITLE_KEYS.person, FILE_KEYS];
+const crud = crudRoutes({ ...persons, keys: TITLE_KEYS.person });
 
 export const routes = {
-  ...crudRoutes({ ...persons, keys: WRITES }),
+  ...crud,
+  put: { ...crud.put, keys: WRITES },
+  patch: { ...crud.patch, keys: WRITES },
+  delete: { ...crud.delete, keys: WRITES },
   createPicture: defineRoute({
     name: 'persons.create-picture', method: 'POST', path: '/api/persons/{id}/create-picture/', access: persons.writer,
     summary: 'Upload a picture of a person',
