@@ -68,8 +68,16 @@ export const producerEntity = named<ProducerRecord>(
   { searchFields: (r) => [r.name, r.name_jpn], filterAttributes: (r) => ({ type: r.type }) },
 );
 
-/** Private counters of a producer: how many animes credit it in each role. */
+/**
+ * Private counters of a producer: how many animes credit it in each role (exact immediately,
+ * like `anime_count`, which counts any role; they are the `count` of
+ * `GET /api/producers/{id}/animes/?role=…`).
+ */
 export interface ProducerCredits {
   studio_credits?: number;
+  producer_credits?: number;
   licensor_credits?: number;
 }
+
+/** The private counter of a producer role (ProducerRole). */
+export const creditsOfRole = (role: string): keyof ProducerCredits => `${role}_credits` as keyof ProducerCredits;

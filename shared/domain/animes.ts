@@ -189,7 +189,7 @@ function producerCredits(r: AnimeRecord): Map<string, Record<string, number>> {
     }
   };
   role(r.studios, 'priv.studio_credits');
-  role(r.producers);
+  role(r.producers, 'priv.producer_credits');
   role(r.licensors, 'priv.licensor_credits');
   return credits;
 }

@@ -96,8 +96,11 @@ export const line = (opts: { max: number; min?: number }) => checkedString(opts,
 /** Multi-line text: NFC, stored as sent, only \n \r \t as control characters. */
 export const text = (opts: { max: number; min?: number }) => checkedString(opts, 'text');
 
-/** Absolute URL (§1.2): https (or http where allowed), a host, no credentials, no white space. */
-export function url(opts: { allowHttp?: boolean } = {}) {
+/**
+ * Absolute URL (§1.2): https (or http where allowed), a host, no credentials, no white space.
+ * `accept`: URLs accepted whatever their scheme (the server's own, e.g. local picture files).
+ */
+export function url(opts: { allowHttp?: boolean; accept?: (v: string) => boolean } = {}) {
   return z
     .string()
     .transform((raw, ctx) => {
@@ -113,7 +116,7 @@ export function url(opts: { allowHttp?: boolean } = {}) {
         fail(ctx, raw, MSG.url);
         return v;
       }
-      const okScheme = parsed.protocol === 'https:' || (opts.allowHttp === true && parsed.protocol === 'http:');
+      const okScheme = parsed.protocol === 'https:' || (opts.allowHttp === true && parsed.protocol === 'http:') || opts.accept?.(v) === true;
       if (!okScheme) fail(ctx, raw, opts.allowHttp ? MSG.url : MSG.https);
       else if (parsed.hostname === '' || parsed.username !== '' || parsed.password !== '') fail(ctx, raw, MSG.url);
       return v;

@@ -6,6 +6,7 @@
  * and the characters' `mangas`); and the `manga_count` of linked genres, themes, demographics
  * and magazines (§3.7, exact in the write's own transaction).
  */
+import type { LinkedTitles } from '../http/linked-titles.js';
 import * as z from 'zod';
 import { mangaTitle, type MangaRecord } from '../db/mangas.js';
 import type { Relations } from '../db/titles.js';
@@ -194,4 +195,12 @@ export const mangas: TitleResource<MangaRecord> = {
   links: (before, after) => linkCounts(linked(before), linked(after)),
   references,
   embedded: { genres: 'GENRE', themes: 'THEME', demographics: 'DEMOGRAPHIC', serializations: 'MAGAZINE', authors: 'PERSON' },
+};
+
+/** `GET /api/genres/{id}/mangas/` (§4.4): the mangas with the genre; exact count from the genre's `manga_count`. */
+export const genreMangas: LinkedTitles<MangaRecord> = {
+  titles: mangas,
+  parent: { kind: 'GENRE', noun: 'genre' },
+  filter: (id) => ({ genre: id }),
+  count: (genre) => Number((genre.rec as { manga_count?: number }).manga_count ?? 0),
 };

@@ -22,10 +22,27 @@ export interface Picture {
   height: number | null;
   created_at: string;
   updated_at: string;
+  /**
+   * The object-storage key of an uploaded file (`create-picture`, API.md §4.9); absent for a
+   * picture given by URL. Never shown (pictureRead). Kept while the picture keeps its `url`; a
+   * picture written by URL never gets one, so a client that writes another person's file URL
+   * cannot make a deletion remove that file.
+   */
+  file?: string;
+}
+
+/**
+ * The URL of a file the server stored (create-picture), written back in `pictures` (§3.6). On
+ * AWS it is https like any other; locally it is the S3 emulator's plain-http URL (decision 71),
+ * accepted here so that a client can write back what it was given.
+ */
+function isStoredFileUrl(v: string): boolean {
+  const base = process.env.PICTURES_BASE_URL?.replace(/\/+$/, '');
+  return base !== undefined && base !== '' && v.startsWith(`${base}/`);
 }
 
 const pictureWrite = z.strictObject({
-  url: url(),
+  url: url({ accept: isStoredFileUrl }),
   name: line({ max: 100 })
     .nullable()
     .optional()
@@ -62,6 +79,15 @@ export function keepPictures(written: readonly Record<string, unknown>[], stored
     const old = byUrl.get(w.url as string);
     return { name: w.name as string, url: w.url as string, width: old?.width ?? null, height: old?.height ?? null };
   });
+}
+
+/**
+ * The stored files of uploaded pictures that a write drops (`after` null: the record is deleted):
+ * they are queued for removal in the write's transaction (shared/db/files.ts goneFilesPlan).
+ */
+export function droppedFiles(before: readonly Picture[], after: readonly Picture[] | null): string[] {
+  const kept = new Set((after ?? []).map((p) => p.file).filter((f) => f !== undefined));
+  return before.flatMap((p) => (p.file !== undefined && !kept.has(p.file) ? [p.file] : []));
 }
 
 /** Stored pictures as a write would give them (what a PATCH starts from). */

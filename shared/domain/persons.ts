@@ -1,16 +1,19 @@
 /**
  * Persons (API.md §3.6, §4.9): write shape, the detail and list item shapes, list options, and
  * how a write becomes a stored record with its pictures, which keep their ids by `url` (§3.2,
- * media.ts) and are read through `GET /api/persons/{id}/pictures/`. A person links nothing
+ * media.ts) and are read through `GET /api/persons/{id}/pictures/`; pictures uploaded through
+ * `create-picture` carry their file's key, queued for removal when a write or the deletion drops
+ * them (shared/db/files.ts). A person links nothing
  * itself: its credits are written on the animes and mangas and shown in the detail as a reverse
  * view.
  */
 import * as z from 'zod';
+import { goneFilesPlan } from '../db/files.js';
 import { personTitle, type PersonRecord } from '../db/persons.js';
 import { enumParam } from '../http/schemas.js';
 import { Language, PersonCategory } from './enums.js';
 import { date, distinctList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
-import { keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
+import { droppedFiles, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
 import { readReverse } from '../db/reverse.js';
 import { personViews } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
@@ -100,4 +103,7 @@ export const persons: TitleResource<PersonRecord> = {
     relations: { pictures: keepPictures(v.pictures as Record<string, unknown>[], (before?.relations.pictures ?? []) as Picture[], meta.updated_at) },
   }),
   views: async (id, deleted) => personViews(await readReverse('PERSON', id, 'STAFF#'), deleted),
+  // Uploaded files of pictures that a write or the deletion drops go to the cleanup job (§4.9).
+  extraPlan: (before, after) =>
+    goneFilesPlan(droppedFiles((before?.relations.pictures ?? []) as Picture[], after ? (after.relations.pictures as Picture[]) : null)),
 };

@@ -158,7 +158,7 @@ export const producers: Resource<ProducerRecord> = {
     updated_at: m.updated_at,
   }),
   // Kept by anime writes (shared/domain/animes.ts): how many animes credit it in each role.
-  privateDefaults: () => ({ studio_credits: 0, licensor_credits: 0 }) satisfies ProducerCredits,
+  privateDefaults: () => ({ studio_credits: 0, producer_credits: 0, licensor_credits: 0 }) satisfies ProducerCredits,
   checkChange(before, after) {
     if (!before || before.record.type === after.type) return;
     const credits = (before.priv ?? {}) as ProducerCredits;

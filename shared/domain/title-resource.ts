@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { Caller, Role } from '../auth/roles.js';
-import type { BaseRecord } from '../db/records.js';
+import type { BaseRecord, WritePlan } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
 import type { FieldErrors } from '../http/problem.js';
 import type { Deleted } from '../db/tombstones.js';
@@ -66,6 +66,12 @@ export interface TitleResource<R extends BaseRecord> {
   embedded?: Record<string, string>;
   /** The reverse views of the detail (a character's `animes`, …), read from the record's reverse items. */
   views?(id: string, deleted: Deleted): Promise<Record<string, unknown>>;
+  /**
+   * Items a change adds to the write's main transaction beyond the title's own (absent: none),
+   * e.g. the stored files of uploaded pictures a write drops (persons, shared/db/files.ts).
+   * `after` null: a deletion.
+   */
+  extraPlan?(before: StoredTitle<R> | null, after: { record: R; relations: Relations } | null): WritePlan;
 }
 
 /**

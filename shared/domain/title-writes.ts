@@ -6,7 +6,7 @@
  * records (shared/domain/catalogue-effects.ts).
  */
 import { getItems } from '../db/batch.js';
-import { recordKeyOfKind, StaleRecord, type BaseRecord } from '../db/records.js';
+import { joinPlans, recordKeyOfKind, StaleRecord, type BaseRecord, type WritePlan } from '../db/records.js';
 import { commitStaged, finishJournal } from '../db/staged.js';
 import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
@@ -33,11 +33,14 @@ export interface Change<R> {
   before: StoredTitle<R> | null;
   after: R | null;
   relations: Relations;
+  /** Items of this change only, committed in the main transaction (e.g. an upload's guard deletion). */
+  extra?: WritePlan;
 }
 
 /**
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
- * (its own revision, or a linked record that was deleted or changed type).
+ * (its own revision, or a linked record that was deleted or changed type). The main
+ * transaction also holds the resource's `extraPlan` and the attempt's `extra`.
  */
 export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R>, attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>): Promise<void> {
   const skip = new Set<string>();
@@ -46,8 +49,10 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
     if (change === 'done') return;
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
     const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
+    const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
+    const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
     try {
-      await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
+      await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write);
       return;
     } catch (err) {
       if (err instanceof GoneLink) skip.add(err.key);

@@ -1,52 +1,56 @@
 /**
- * The titles that link a record (API.md §4.4 `GET /api/genres/{id}/mangas/`; the same shape
- * serves `genres/{id}/animes/`, `producers/{id}/animes/`, …): the title list of the catalogue
- * index's planner with the parent as an equality filter (its posting list), in the orderings of
- * the title's own list. The parent must exist (404). `count` is always exact: the parent's own
- * count of linked titles (`manga_count`, kept in the titles' write transactions, §3.7), read in
- * the planner's first call — with a token, together with the caller's auth state.
+ * The titles linked to a taxonomy record — the reverse lists of a record that titles name in
+ * their relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
+ * (§4.11), and in the same way a genre's, magazine's or demographic's mangas. One list is the
+ * title entity's index queried with an equality filter on the record (`genre`, `credited`,
+ * `studio`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads the record
+ * with its first call (404 when it is gone), so a page costs what a filtered list page costs.
+ * `count` is exact: the record's own count of linked titles (`anime_count`, a producer's credits
+ * per role), which title writes keep in their transactions (§3.7), not the planner's list sizes,
+ * which are hints.
  */
 import { getItems, type Item } from '../db/batch.js';
-import { readPostings, vectorPage } from '../db/catalogue-index.js';
-import { planKeys, queryIndex } from '../db/catalogue-index.js';
-import { counterKeyOf, recordKeyOf, type BaseRecord, type EntityDef } from '../db/records.js';
+import { planKeys, queryIndex, readPostings, vectorPage } from '../db/catalogue-index.js';
+import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
-import { recordKeyOfKind } from '../db/records.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from './problem.js';
 import { recordsOf, shapeKeys } from './titles.js';
 
-export interface LinkedTitles<R extends BaseRecord, P extends BaseRecord> {
-  /** The titles listed. */
+export interface LinkedTitles<R extends BaseRecord> {
+  /** The titles listed (their index, records and list item shape). */
   titles: TitleResource<R>;
-  /** The record in the path: its entity and noun (for the 404). */
-  parent: { entity: EntityDef<P>; noun: string };
-  /** The title index filter whose value is the parent's id (`genre`). */
-  filter: string;
-  /** The parent's exact number of linked titles (`manga_count`). */
-  count: (parent: P) => number;
+  /** The record in the path: its kind (`GENRE`) and noun (404 message). */
+  parent: { kind: string; noun: string };
+  /**
+   * The index's equality filters that select the titles linking the record `id` (given the
+   * request's query, e.g. a `role`): `{ genre: id }`, `{ credited: id }`, `{ studio: id }`.
+   */
+  filter(id: string, query: Record<string, unknown>): Record<string, string>;
+  /** The exact number of listed titles, from the parent's item (`rec.anime_count`, …). */
+  count(parent: Item, query: Record<string, unknown>): number;
+  /** Fields the list adds to each title (e.g. a producer's `producer_roles`), after its own. */
+  extra?(record: R, id: string): Record<string, unknown>;
 }
 
-export function linkedTitles<R extends BaseRecord, P extends BaseRecord>(linked: LinkedTitles<R, P>): Operation {
-  const { titles, parent, filter } = linked;
-  const { entity, index } = titles.title;
+export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Operation {
+  const { entity, index } = listing.titles.title;
+  const shape = Object.keys((listing.titles.listRead ?? listing.titles.read).shape);
   const counter = counterKeyOf(entity);
-  const shape = Object.keys((titles.listRead ?? titles.read).shape);
-  const idOf = (req: Parameters<Operation>[0]) => (req.params as { id: string }).id;
-  const firstKeys = (req: Parameters<Operation>[0]) => [...planKeys(index, counter, { equals: { [filter]: idOf(req) }, terms: [] }), recordKeyOf(parent.entity, idOf(req))];
-
-  const op: Operation = async (req) => {
-    const id = idOf(req);
-    const q = req.query as unknown as { ordering: { key: string; descending: boolean } };
+  const parentKey = (req: ApiRequest) => recordKeyOfKind(listing.parent.kind, (req.params as { id: string }).id);
+  const equals = (req: ApiRequest) => listing.filter((req.params as { id: string }).id, req.query as unknown as Record<string, unknown>);
+  const op: Operation = async (req: ApiRequest) => {
+    const id = (req.params as { id: string }).id;
+    const query = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
     const result = await queryIndex(
       index,
       counter,
-      { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: { [filter]: id } },
+      { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: equals(req) },
       {
-        also: [recordKeyOf(parent.entity, id)],
-        check: ([record]) => {
-          if (!record) throw notFound(`No ${parent.noun} with this id.`);
+        also: [parentKey(req)],
+        check: ([parent]) => {
+          if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
         },
         read: async (keys) => {
           const known = keys.map((k) => req.prefetched(k));
@@ -54,11 +58,12 @@ export function linkedTitles<R extends BaseRecord, P extends BaseRecord>(linked:
         },
       },
     );
-    const records = await recordsOf(titles, result.entries.map((e) => e.id), shape, req.requestId);
-    return pageReply(req, { items: records, next: result.next, previous: result.previous }, linked.count(result.alsoItems[0]!.rec as P));
+    const records = await recordsOf(listing.titles, result.entries.map((e) => e.id), shape, req.requestId);
+    const items = listing.extra ? records.map((r) => ({ ...r, ...listing.extra!(r, id) })) : records;
+    return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query));
   };
   // The planner's first call, read with the caller's auth state when a token is sent.
-  op.prefetch = firstKeys;
+  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), parentKey(req)];
   return op;
 }
 

@@ -69,10 +69,12 @@ export interface StoredPicture {
   url: string;
 }
 
-/** Stores an accepted image of a person as sent; its key and public URL. */
-export async function storePicture(personId: string, image: JudgedImage): Promise<StoredPicture> {
+/** A new key for an image of a person (never used before), chosen before it is stored (an upload guards it first). */
+export const newPictureKey = (personId: string, image: Pick<JudgedImage, 'type'>): string => `${PICTURES_PREFIX}${personId}/${newId()}.${IMAGE_TYPES[image.type].ext}`;
+
+/** Stores an accepted image of a person as sent (under `key`, default a new one); its key and public URL. */
+export async function storePicture(personId: string, image: JudgedImage, key = newPictureKey(personId, image)): Promise<StoredPicture> {
   const type = IMAGE_TYPES[image.type];
-  const key = `${PICTURES_PREFIX}${personId}/${newId()}.${type.ext}`;
   await send(() =>
     s3().send(
       new PutObjectCommand({

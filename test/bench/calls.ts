@@ -15,6 +15,8 @@ import { accountScenarios } from './account-scenarios.js';
 import { describeCall, type SdkCall } from './sdk-calls.js';
 import { CATALOGUE_SEGMENTS, patchBody, writeBody } from './fixtures.js';
 import { table } from './stats.js';
+import { fixture } from '../support/images.js';
+import { formData } from '../support/multipart.js';
 
 const CRUD_OPS = ['list', 'create', 'get', 'put', 'patch', 'delete'] as const;
 type CrudOp = (typeof CRUD_OPS)[number];
@@ -177,6 +179,34 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
       out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: await path() }) });
       out.push({ route, variant: 'anonymous, filter (tag) and ordering', prepare: async () => ({ method: 'GET', path: await path('?tag=pending&ordering=name') }) });
       out.push({ route, variant: 'signed in (member token)', prepare: async () => ({ method: 'GET', path: await path(), token: await bearer(route) }) });
+    } else if (route.name === 'persons.create-picture') {
+      // An upload of a small PNG to a new person (its 100-picture cap is never reached).
+      const { body, contentType } = formData([{ name: 'image', filename: 'p.png', type: 'image/png', data: fixture('rgba.png') }, { name: 'name', value: 'Bench' }]);
+      out.push({
+        route,
+        variant: `${route.access} token, a PNG`,
+        prepare: async () => ({ method: 'POST', path: route.path.replace('{id}', await seed('persons')), token: await bearer(route), raw: { bytes: body, contentType } }),
+      });
+    } else if (['genres.animes', 'producers.animes'].includes(route.name)) {
+      // The animes of a genre or a studio that two animes link.
+      const linked = (async () => {
+        const { token } = await env.user('administrator');
+        const segment = route.name.split('.')[0]!;
+        const { json } = await env.http.expect<{ id: string }>(201, 'POST', `/api/${segment}/`, {
+          headers: { authorization: `Bearer ${token}` },
+          body: writeBody(segment, uniqueName(segment)),
+        });
+        for (let i = 0; i < 2; i++) {
+          await env.http.expect(201, 'POST', '/api/animes/', {
+            headers: { authorization: `Bearer ${token}` },
+            body: { ...writeBody('animes', uniqueName('animes')), [segment === 'genres' ? 'genre_ids' : 'studio_ids']: [json.id] },
+          });
+        }
+        return json.id;
+      })();
+      const path = async () => route.path.replace('{id}', await linked);
+      out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: await path() }) });
+      if (route.name === 'producers.animes') out.push({ route, variant: 'anonymous, role=studio', prepare: async () => ({ method: 'GET', path: `${await path()}?role=studio` }) });
     } else if (route.method === 'GET' && pathParamNames(route.path).join() === 'id' && CATALOGUE_SEGMENTS.has(route.path.split('/')[2]!)) {
       // A sub-resource list of a catalogue record.
       const segment = route.path.split('/')[2]!;
@@ -199,8 +229,8 @@ async function measure(env: BenchEnv, scenario: Scenario, runs: number): Promise
     const spec = await scenario.prepare();
     env.sdk.take();
     const res = await env.http.request(spec.method, spec.path, {
-      ...(spec.token ? { headers: { authorization: `Bearer ${spec.token}` } } : {}),
-      ...(spec.body !== undefined ? { body: spec.body } : {}),
+      headers: { ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}), ...(spec.raw ? { 'content-type': spec.raw.contentType } : {}) },
+      ...(spec.raw ? { body: spec.raw.bytes } : spec.body !== undefined ? { body: spec.body } : {}),
     });
     const calls = env.sdk.take();
     if (res.status !== expected) throw new Error(`${route.name} (${scenario.variant}) via the gateway: expected ${expected}, got ${res.status} ${res.text.slice(0, 200)}`);

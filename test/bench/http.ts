@@ -9,7 +9,7 @@ export interface HttpResponse {
 
 export interface RequestOptions {
   headers?: Record<string, string>;
-  /** Objects are sent as JSON. */
+  /** Objects are sent as JSON; a Buffer as it is (set its Content-Type in `headers`). */
   body?: unknown;
 }
 
@@ -26,7 +26,7 @@ export class HttpClient {
     const headers: Record<string, string> = { ...opts.headers };
     let payload: Buffer | undefined;
     if (opts.body !== undefined) {
-      payload = Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+      payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
       headers['content-type'] ??= 'application/json';
       headers['content-length'] = String(payload.length);
     }

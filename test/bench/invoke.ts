@@ -17,7 +17,10 @@ export interface RequestSpec {
   /** Path with its query string. */
   path: string;
   token?: string;
+  /** A JSON body. */
   body?: unknown;
+  /** A body sent as these bytes with this Content-Type (e.g. a multipart upload). */
+  raw?: { bytes: Buffer; contentType: string };
 }
 
 const router = new Router(ROUTES);
@@ -38,9 +41,9 @@ export function prepareEvent(spec: RequestSpec, host: string): PreparedEvent {
   const { route } = match;
   const headers: Record<string, string> = { host, 'user-agent': 'bench', accept: '*/*', 'x-forwarded-proto': 'http' };
   if (spec.token) headers.authorization = `Bearer ${spec.token}`;
-  const body = spec.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(spec.body));
+  const body = spec.raw?.bytes ?? (spec.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(spec.body)));
   if (body.length > 0) {
-    headers['content-type'] = 'application/json';
+    headers['content-type'] = spec.raw?.contentType ?? 'application/json';
     headers['content-length'] = String(body.length);
   }
   const events = gatewayEvents({ method: spec.method, url: spec.path, headers, body, sourceIp: '127.0.0.1', route, params: match.params });

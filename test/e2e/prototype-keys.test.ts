@@ -13,6 +13,8 @@ import { OPERATIONS, ROUTES } from '../../functions/registry.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { pathParamNames, type RouteDecl } from '../../shared/http/route.js';
 import { JSON_TYPE, KINDS, create, expectErrors, expectJson, expectProblem, minimal, send, uniqueName, type Sent } from '../support/contract.js';
+import { fixture } from '../support/images.js';
+import { formData } from '../support/multipart.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
@@ -93,6 +95,8 @@ interface Case {
   route: RouteDecl;
   path: string;
   body?: string;
+  /** A multipart body (routes with `bodyType: 'multipart'`). */
+  form?: { body: Buffer; contentType: string };
   /** The expected problem, and a key its `errors` must have. */
   status: number;
   type: 'invalid-query' | 'validation-error' | 'not-found';
@@ -111,7 +115,16 @@ function casesOf(route: RouteDecl): Case[] {
   const label = `${route.method} ${route.path}`;
   for (const key of KEYS) {
     out.push({ route, what: `${label} ?${key}=x`, path: `${pathOf(route)}?${encodeURIComponent(key)}=x`, status: 400, type: 'invalid-query', errorKey: key });
-    if (route.body) {
+    if (route.body && route.bodyType === 'multipart') {
+      // Part names: a text part and a file part named after the key, beside a valid image.
+      const image = { name: 'image', filename: 'a.png', type: 'image/png', data: fixture('rgba.png') };
+      for (const [kind, parts] of [
+        ['text part', [image, { name: key, value: 'x' }]],
+        ['file part', [image, { name: key, filename: 'b.png', data: fixture('rgba.png') }]],
+      ] as const) {
+        out.push({ route, what: `${label} ${kind} named ${key}`, path: pathOf(route), form: formData(parts), status: 400, type: 'validation-error', errorKey: key });
+      }
+    } else if (route.body) {
       const bodies: [string, string, string][] = [
         ['top-level key', `{"${key}": 1}`, key],
         ['nested key', `{"${key}": {"${key}": 1}}`, key],
@@ -147,7 +160,10 @@ describe('every declared route', () => {
   describe.concurrent('answers a 4xx problem naming the key (query parameter, body key, nested key; 404 for a path value)', () => {
     it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_label, route) => {
       const results = await pool(
-        casesOf(route).map((c) => async () => ({ c, res: await send(server, c.route.method, c.path, { body: c.body, headers: admin.auth }) })),
+        casesOf(route).map((c) => async () => ({
+          c,
+          res: await send(server, c.route.method, c.path, c.form ? { raw: c.form.body, headers: { ...admin.auth, 'content-type': c.form.contentType } } : { body: c.body, headers: admin.auth }),
+        })),
         2,
       );
       for (const { c, res } of results) check(c, res);

@@ -1,0 +1,6 @@
+import { createHandler } from '../../shared/http/handler.js';
+import { uploadPicture } from '../../shared/http/uploads.js';
+import { persons } from '../../shared/domain/persons.js';
+import { routes } from './routes.js';
+
+export const handler = createHandler(routes.createPicture, uploadPicture(persons));

@@ -1,0 +1,227 @@
+/**
+ * Person pictures (API.md §4.9): `POST /api/persons/{id}/create-picture/` with real image bytes
+ * (test/fixtures/images, PNGs encoded by test/support/images.ts) in multipart bodies written
+ * byte by byte, the stored file fetched back from the S3 emulator, and
+ * `GET /api/persons/{id}/pictures/`. Also: the files of uploaded pictures that a PATCH/PUT drops
+ * or the person's deletion removes are queued (FILE#GONE) in the write's transaction and removed
+ * by the cleanup job; refusals store nothing.
+ */
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runFileCleanup } from '../../functions/jobs/cleanup.js';
+import type { Role } from '../../shared/auth/roles.js';
+import { dueFiles, UPLOAD_GUARD_SECONDS } from '../../shared/db/files.js';
+import { picturesBucket, s3 } from '../../shared/storage/pictures.js';
+import { expectErrors, expectJson, expectProblem, ID, send, TIMESTAMP, uniqueName, usersByRole, walk } from '../support/contract.js';
+import { encodePng, fixture } from '../support/images.js';
+import { formData, type Part } from '../support/multipart.js';
+import { useServer } from '../support/server.js';
+
+const server = useServer();
+const PICTURE_KEYS = ['id', 'name', 'url', 'width', 'height', 'created_at', 'updated_at'];
+let users: Record<Role, Record<string, string>>;
+let auth: Record<string, string>;
+beforeAll(async () => {
+  users = await usersByRole(server);
+  auth = users.contributor;
+});
+
+const person = async (extra: Record<string, unknown> = {}) => expectJson(await send(server, 'POST', '/api/persons/', { body: { name: uniqueName('Person'), ...extra }, headers: auth }), 201);
+const image = (data: Buffer, filename = 'photo.png', type = 'image/png'): Part => ({ name: 'image', filename, type, data });
+const upload = (id: string, parts: Part[], headers: Record<string, string> = auth) => {
+  const { body, contentType } = formData(parts);
+  return send(server, 'POST', `/api/persons/${id}/create-picture/`, { raw: body, headers: { ...headers, 'content-type': contentType } });
+};
+const pictures = async (id: string, query = '') => expectJson(await send(server, 'GET', `/api/persons/${id}/pictures/${query}`), 200);
+/** The files stored for a person (the keys under its prefix in the bucket). */
+const storedFiles = async (id: string) => {
+  const out = await s3().send(new ListObjectsV2Command({ Bucket: picturesBucket(), Prefix: `pictures/${id}/` }));
+  return (out.Contents ?? []).map((o) => o.Key!);
+};
+const queued = async (key: string, within = 0) => (await dueFiles(new Date(Date.now() + within * 1000), 1000)).entries.some((e) => e.keys.includes(key));
+const keyOf = (url: string) => url.slice(url.indexOf('/pictures/') + 1);
+
+describe('POST /api/persons/{id}/create-picture/', () => {
+  it.each([
+    ['baseline.jpg', 'image/jpeg'],
+    ['rgba.png', 'image/png'],
+    ['lossless.webp', 'image/webp'],
+  ])('%s: 201 Picture with its size; the file is stored unchanged and served at its URL; no Location, no ETag', async (name, mime) => {
+    const p = await person();
+    const before = await send(server, 'GET', `/api/persons/${p.id}/`);
+    const bytes = fixture(name);
+    const res = await upload(p.id, [image(bytes, name, 'application/octet-stream'), { name: 'name', value: ' Portrait ' }]);
+    const pic = expectJson(res, 201);
+    expect(Object.keys(pic)).toEqual(PICTURE_KEYS);
+    expect(pic.id).toMatch(ID);
+    expect(pic.name).toBe('Portrait');
+    expect(pic.created_at).toMatch(TIMESTAMP);
+    expect(pic.updated_at).toBe(pic.created_at);
+    expect(pic.width).toBeGreaterThan(0);
+    expect(pic.height).toBeGreaterThan(0);
+    expect(pic.url.startsWith(`${process.env.PICTURES_BASE_URL}/pictures/${p.id}/`)).toBe(true);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('etag')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const file = await fetch(pic.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe(mime);
+    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+    // Appended to the person's pictures; the person's updated_at and ETag change (§1.3).
+    const list = await pictures(p.id);
+    expect(list).toEqual({ count: 1, next: null, previous: null, results: [pic] });
+    const after = await send(server, 'GET', `/api/persons/${p.id}/`);
+    expect(after.body.updated_at).toBe(pic.created_at);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    // The guard of the upload is gone: the file is kept after the hour.
+    expect(await queued(keyOf(pic.url), UPLOAD_GUARD_SECONDS + 60)).toBe(false);
+  });
+
+  it('the size is read from the content: 3000×2 PNG; name defaults to ""', async () => {
+    const p = await person();
+    const pic = expectJson(await upload(p.id, [image(encodePng(3000, 2))]), 201);
+    expect(pic).toMatchObject({ name: '', width: 3000, height: 2 });
+    expect(expectJson(await upload(p.id, [image(encodePng(1, 1))]), 201)).toMatchObject({ width: 1, height: 1 });
+  });
+
+  it('not an image by content (a renamed text file), over 2 MiB, or over 3,000 pixels → 400 errors.image, nothing stored', async () => {
+    const p = await person();
+    const text = Buffer.from('This is not a picture at all.\n'.repeat(20));
+    const big = encodePng(900, 800, { noise: true }); // ~2.16 MB
+    expect(big.length).toBeGreaterThan(2_097_152);
+    expect(big.length).toBeLessThan(3_000_000);
+    for (const part of [image(text, 'cat.png', 'image/png'), image(big), image(fixture('3001x1.png')), image(encodePng(1, 3001)), image(fixture('rgba.png').subarray(0, 60))]) {
+      expectErrors(await upload(p.id, [part]), 400, 'validation-error', ['image']);
+    }
+    expect((await pictures(p.id)).count).toBe(0);
+    expect(await storedFiles(p.id)).toEqual([]);
+  });
+
+  it('a body over 3 MiB → 413; JSON → 415; a form that cannot be parsed → 400 malformed-request', async () => {
+    const p = await person();
+    const huge = encodePng(1100, 1000, { noise: true });
+    expect(huge.length).toBeGreaterThan(3_145_728);
+    expectProblem(await upload(p.id, [image(huge)]), 413, 'payload-too-large');
+    expectProblem(await send(server, 'POST', `/api/persons/${p.id}/create-picture/`, { body: { image: 'x' }, headers: auth }), 415, 'unsupported-media-type');
+    const { body } = formData([image(fixture('rgba.png'))]);
+    const cut = await send(server, 'POST', `/api/persons/${p.id}/create-picture/`, {
+      raw: body.subarray(0, 120),
+      headers: { ...auth, 'content-type': 'multipart/form-data; boundary=----catalogue-test-7MA4YWxkTrZu0gW' },
+    });
+    expectProblem(cut, 400, 'malformed-request');
+    expect(await storedFiles(p.id)).toEqual([]);
+  });
+
+  it('unknown parts, a missing image, an image sent as text and a name over 100 characters → 400 at each part', async () => {
+    const p = await person();
+    const png = image(fixture('rgba.png'));
+    expectErrors(await upload(p.id, [png, { name: 'caption', value: 'x' }]), 400, 'validation-error', ['caption']);
+    expectErrors(await upload(p.id, [{ name: 'name', value: 'Only a name' }]), 400, 'validation-error', ['image']);
+    expectErrors(await upload(p.id, [{ name: 'image', value: 'not a file' }]), 400, 'validation-error', ['image']);
+    expectErrors(await upload(p.id, [png, { name: 'name', value: 'x'.repeat(101) }]), 400, 'validation-error', ['name']);
+    expectErrors(await upload(p.id, [png, image(fixture('rgba.png'), 'other.png')]), 400, 'validation-error', ['image']);
+    expect(expectJson(await upload(p.id, [png, { name: 'name', value: 'é'.repeat(100) }]), 201).name).toBe('é'.repeat(100));
+    expect((await pictures(p.id)).count).toBe(1);
+  });
+
+  it('at most 100 pictures: the 100th upload is accepted, the 101st → 400 errors.image and nothing is added', async () => {
+    const p = await person();
+    const byUrl = Array.from({ length: 99 }, (_, i) => ({ url: `https://img.example.org/${p.id}/${i}.png` }));
+    expectJson(await send(server, 'PATCH', `/api/persons/${p.id}/`, { body: { pictures: byUrl }, headers: auth }), 200);
+    const hundredth = expectJson(await upload(p.id, [image(fixture('rgba.png'))]), 201);
+    expectErrors(await upload(p.id, [image(fixture('rgba.png'))]), 400, 'validation-error', ['image']);
+    const { results: list } = await walk(server, `/api/persons/${p.id}/pictures/?limit=100`);
+    expect(list.map((x: { url: string }) => x.url)).toEqual([...byUrl.map((b) => b.url), hundredth.url]);
+    expect(await storedFiles(p.id)).toEqual([keyOf(hundredth.url)]);
+  });
+
+  it('anonymous → 401, member → 403, unknown person → 404 (before the parts are judged); nothing stored', async () => {
+    const p = await person();
+    expectProblem(await upload(p.id, [image(fixture('rgba.png'))], {}), 401, 'authentication-required');
+    expectProblem(await upload(p.id, [image(fixture('rgba.png'))], users.member), 403, 'forbidden');
+    expectProblem(await upload(p.id, [image(fixture('rgba.png'))], users.premium), 403, 'forbidden');
+    expectProblem(await upload('nobodyhere', [image(fixture('rgba.png'))]), 404, 'not-found');
+    expectProblem(await upload('nobodyhere', [image(Buffer.from('not an image'))]), 404, 'not-found');
+    expect((await pictures(p.id)).count).toBe(0);
+    expect(await storedFiles(p.id)).toEqual([]);
+    expect(await storedFiles('nobodyhere')).toEqual([]);
+    for (const role of ['moderator', 'administrator'] as const) expectJson(await upload(p.id, [image(fixture('gray.jpg'), 'g.jpg')], users[role]), 201);
+  });
+
+  it('counted by the upload policy (60 per hour per user) when the limits are on', async () => {
+    const p = await person();
+    const saved = process.env.RATE_LIMITS;
+    process.env.RATE_LIMITS = 'on';
+    try {
+      const res = await upload(p.id, [image(fixture('rgba.png'))]);
+      expectJson(res, 201);
+      expect(res.headers.get('ratelimit-limit')).toBe('60');
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(60);
+    } finally {
+      process.env.RATE_LIMITS = saved;
+    }
+  });
+});
+
+describe('GET /api/persons/{id}/pictures/', () => {
+  it('position (default) or created_at order, exact count, pages, fields; uploads keep their size through a PATCH that keeps their url', async () => {
+    const p = await person({ pictures: [{ url: 'https://img.example.org/b.png', name: 'B' }, { url: 'https://img.example.org/a.png' }] });
+    const up = expectJson(await upload(p.id, [image(fixture('rgba.png')), { name: 'name', value: 'Up' }]), 201);
+    const first = await pictures(p.id);
+    expect(first.count).toBe(3);
+    expect(first.results.map((x: { url: string }) => x.url)).toEqual(['https://img.example.org/b.png', 'https://img.example.org/a.png', up.url]);
+    expect(first.results[0]).toMatchObject({ name: 'B', width: null, height: null });
+    // Reordered by a PATCH: the upload keeps its id, size and created_at.
+    const reordered = [{ url: up.url, name: 'Up' }, { url: 'https://img.example.org/a.png' }, { url: 'https://img.example.org/b.png', name: 'B' }];
+    expectJson(await send(server, 'PATCH', `/api/persons/${p.id}/`, { body: { pictures: reordered }, headers: auth }), 200);
+    const now = await pictures(p.id);
+    expect(now.results[0]).toEqual(up);
+    expect(now.results.map((x: { url: string }) => x.url)).toEqual(reordered.map((r) => r.url));
+    const byCreation = await pictures(p.id, '?ordering=-created_at');
+    expect(byCreation.results[0].id).toBe(up.id);
+    const { results: paged } = await walk(server, `/api/persons/${p.id}/pictures/?limit=1`);
+    expect(paged.map((x: { id: string }) => x.id)).toEqual(now.results.map((x: { id: string }) => x.id));
+    expect((await pictures(p.id, '?fields=url')).results[0]).toEqual({ id: up.id, url: up.url });
+    expect(await queued(keyOf(up.url))).toBe(false);
+  });
+
+  it('unknown person → 404; a person without pictures → empty page; bad ordering → 400', async () => {
+    expectProblem(await send(server, 'GET', '/api/persons/nobodyhere/pictures/'), 404, 'not-found');
+    const p = await person();
+    expect(await pictures(p.id)).toEqual({ count: 0, next: null, previous: null, results: [] });
+    expectErrors(await send(server, 'GET', `/api/persons/${p.id}/pictures/?ordering=name`), 400, 'invalid-query', ['ordering']);
+  });
+});
+
+describe('files of removed pictures', () => {
+  it('a PATCH that drops an upload queues its file; the cleanup job removes it', async () => {
+    const p = await person();
+    const kept = expectJson(await upload(p.id, [image(fixture('rgba.png'))]), 201);
+    const dropped = expectJson(await upload(p.id, [image(fixture('lossy.webp'), 'l.webp')]), 201);
+    expectJson(await send(server, 'PATCH', `/api/persons/${p.id}/`, { body: { pictures: [{ url: kept.url }] }, headers: auth }), 200);
+    expect(await queued(keyOf(dropped.url))).toBe(true);
+    expect(await queued(keyOf(kept.url))).toBe(false);
+    await runFileCleanup();
+    expect((await fetch(dropped.url)).status).toBe(404);
+    expect((await fetch(kept.url)).status).toBe(200);
+    // Writing the dropped file's URL back makes a picture by URL: it carries no file (nothing queued on its removal).
+    expectJson(await send(server, 'PUT', `/api/persons/${p.id}/`, { body: { name: 'Again', pictures: [{ url: dropped.url }] }, headers: auth }), 200);
+    expect((await pictures(p.id)).results).toMatchObject([{ url: dropped.url, width: null, height: null }]);
+    // A PUT without `pictures` removed the kept upload: queued now.
+    expect(await queued(keyOf(kept.url))).toBe(true);
+  });
+
+  it('deleting a person queues every uploaded file in one FILE#GONE item; the cleanup job removes them', async () => {
+    const p = await person({ pictures: [{ url: 'https://img.example.org/x.png' }] });
+    const ups = [];
+    for (const name of ['rgba.png', 'baseline.jpg', 'extended.webp']) ups.push(expectJson(await upload(p.id, [image(fixture(name), name)]), 201));
+    expect((await send(server, 'DELETE', `/api/persons/${p.id}/`, { headers: auth })).status).toBe(204);
+    expectProblem(await send(server, 'GET', `/api/persons/${p.id}/pictures/`), 404, 'not-found');
+    const items = (await dueFiles(new Date(), 1000)).entries.filter((e) => e.keys.some((k) => k.startsWith(`pictures/${p.id}/`)));
+    expect(items).toHaveLength(1);
+    expect([...items[0]!.keys].sort()).toEqual(ups.map((u) => keyOf(u.url)).sort());
+    expect((await runFileCleanup()).removed ?? 0).toBeGreaterThanOrEqual(3);
+    for (const u of ups) expect((await fetch(u.url)).status).toBe(404);
+    expect(await storedFiles(p.id)).toEqual([]);
+  });
+});
