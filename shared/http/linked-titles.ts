@@ -17,6 +17,7 @@ import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from './problem.js';
 import { recordsOf, shapeKeys } from './titles.js';
+import { Deleted, tombstoneKey } from '../db/tombstones.js';
 
 export interface LinkedTitles<R extends BaseRecord> {
   /** The titles listed (their index, records and list item shape). */
@@ -48,7 +49,7 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
       counter,
       { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: equals(req) },
       {
-        also: [parentKey(req)],
+        also: [parentKey(req), tombstoneKey(req.requestId)],
         check: ([parent]) => {
           if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
         },
@@ -58,12 +59,12 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
         },
       },
     );
-    const records = await recordsOf(listing.titles, result.entries.map((e) => e.id), shape, req.requestId);
+    const records = await recordsOf(listing.titles, result.entries.map((e) => e.id), shape, new Deleted(result.alsoItems[1]));
     const items = listing.extra ? records.map((r) => ({ ...r, ...listing.extra!(r, id) })) : records;
     return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query));
   };
   // The planner's first call, read with the caller's auth state when a token is sent.
-  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), parentKey(req)];
+  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), parentKey(req), tombstoneKey(req.requestId)];
   return op;
 }
 

@@ -77,11 +77,21 @@ async function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record
   return inShapeOrder({ ...withoutDeleted(resource, record, deleted), ...views }, detail);
 }
 
-/** Reads records by id, in order, leaving out those deleted meanwhile, with the tombstones read in the same call. */
-export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], seed: string): Promise<R[]> {
-  const [tomb, ...items] = await getItems([tombstoneKey(seed), ...ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id))]);
-  const deleted = new Deleted(tomb);
-  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, i.rec as R, deleted), shape));
+/**
+ * Reads records by id, in order, leaving out those deleted meanwhile and their references to
+ * deleted records (`deleted`: the tombstones, read before; or a request id, to read them with
+ * the records — one call more when the page holds 100).
+ */
+export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], deleted: Deleted | string): Promise<R[]> {
+  const keys = ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id));
+  let items: (Item | null)[];
+  if (typeof deleted === 'string') {
+    const [tomb, ...rest] = await getItems([tombstoneKey(deleted), ...keys]);
+    deleted = new Deleted(tomb);
+    items = rest;
+  } else items = await getItems(keys);
+  const known = deleted;
+  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, i.rec as R, known), shape));
 }
 
 /** The tombstones, read now (a write's read-for-change). */
@@ -101,7 +111,8 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
       counter,
       { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast },
       {
-        also: c.named.map((n) => n.key),
+        // The tombstones are read in the first call: the page's records alone fill the last one.
+        also: [...c.named.map((n) => n.key), tombstoneKey(req.requestId)],
         check: (items) => {
           const errors = fieldErrors();
           c.named.forEach((n, i) => {
@@ -115,13 +126,13 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
         },
       },
     );
-    const records = await recordsOf(resource, result.entries.map((e) => e.id), shape, req.requestId);
+    const records = await recordsOf(resource, result.entries.map((e) => e.id), shape, new Deleted(result.alsoItems.at(-1)));
     return pageReply(req, { items: records, next: result.next, previous: result.previous }, filtered ? null : result.total);
   };
   // With a token, the first call also reads the caller's auth state.
   op.prefetch = (req) => {
     const c = criteria(resource, req);
-    return c.named.length === 0 && c.terms.length === 0 && Object.keys(c.equals).length === 0 ? [counter] : [];
+    return c.named.length === 0 && c.terms.length === 0 && Object.keys(c.equals).length === 0 ? [counter, tombstoneKey(req.requestId)] : [];
   };
   return op;
 }

@@ -144,7 +144,9 @@ async function walkBothWays(def: TitleDef<AnimeRecord>, q: Query, driverMax: num
     const p = await page(cursor);
     forward.push(...p.entries.map((e) => e.id));
     if (p.next === null) {
-      last = p.entries.length > 0 ? { d: 'p', k: p.entries.at(-1)!.sk, i: true } : cursor ? { ...cursor, d: 'p' } : null;
+      // Backward from the end: through the last record, or (an empty last page) the page's own
+      // `previous`, which includes the record its cursor followed.
+      last = p.entries.length > 0 ? { d: 'p', k: p.entries.at(-1)!.sk, i: true } : p.previous;
       break;
     }
     cursor = p.next;
