@@ -54,7 +54,8 @@ function comparable(items: Map<string, Item>, before: ReadonlySet<string> = new 
 async function settled(table: string): Promise<Map<string, Item>> {
   let last = '';
   let still = 0;
-  for (let i = 0; i < 120; i++) {
+  // Up to 3 minutes: the relations consumer rewrites every character whose appearances change.
+  for (let i = 0; i < 360; i++) {
     const items = await scanAll(table);
     const now = JSON.stringify([...items].sort(([a], [b]) => (a < b ? -1 : 1)));
     still = now === last ? still + 1 : 0;
@@ -96,7 +97,7 @@ beforeAll(async () => {
     process.env.TABLE_NAME = apiTable;
   }
   for (const [k, v] of comparable(await scanAll(loaderTable))) viaLoader.set(k, v);
-}, 300_000);
+}, 600_000);
 
 describe('bulk loader', () => {
   it('writes the items the API leaves, item by item', () => {
