@@ -21,7 +21,7 @@ type Item = Record<string, unknown>;
 
 const server = useServer();
 const cat = catalogue({
-  scale: { genre: 8, theme: 5, demographic: 2, producer: 12, magazine: 2, person: 50, character: 60, anime: 40, manga: 1, news: 0 },
+  scale: { genre: 8, theme: 5, demographic: 2, producer: 12, magazine: 2, person: 50, character: 60, anime: 16, manga: 4, news: 0 },
   seed: 11,
   today: '2025-06-01',
 });
@@ -114,8 +114,8 @@ describe('bulk loader', () => {
     const items = [...viaApi.values()];
     const of = (re: RegExp) => items.filter((i) => re.test(`${String(i.pk)} ${String(i.sk)}`));
     // Entity counters, list sizes of the catalogue index, linked counts with their revisions.
-    expect(of(/^ANIME#N N$/)[0]?.n).toBe(40);
-    expect(of(/^CHARACTER#N N$/)[0]?.n).toBe(60);
+    expect(of(/^ANIME#N N$/)[0]?.n).toBe(cat.sizes.anime);
+    expect(of(/^CHARACTER#N N$/)[0]?.n).toBe(cat.sizes.character);
     expect(of(/^ANIME#L#P#genre#/).length).toBeGreaterThan(0);
     expect(of(/^ANIME#L#W#/).length).toBeGreaterThan(10);
     const genres = of(/^GENRE#[^#]+ R$/);
@@ -129,6 +129,10 @@ describe('bulk loader', () => {
     // Titles over one transaction went through the journal, which is gone once applied.
     expect(of(/ J#/)).toEqual([]);
     expect(of(/^ANIME#[^#]+ C#characters#0$/).length).toBeGreaterThan(0);
+    // The relations consumer's reverse items and the characters' appearances (their filters).
+    expect(of(/^CHARACTER#[^#]+#X ANIME#/).length).toBeGreaterThan(0);
+    expect(of(/^PERSON#[^#]+#X (VOICE|STAFF)#/).length).toBeGreaterThan(0);
+    expect(of(/^CHARACTER#P#anime_role#/).length).toBeGreaterThan(0);
   });
 });
 
