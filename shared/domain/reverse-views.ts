@@ -115,11 +115,12 @@ export async function characterViews(items: readonly ReverseItem[], deleted: Del
   const voices = animes.flatMap((a) =>
     (a.voices ?? [])
       .filter((x) => persons.has(`PERSON#${x.person_id}`))
-      .map((x) => ({ person: { id: x.person_id, name: persons.get(`PERSON#${x.person_id}`)! }, language: x.language, anime: a.anime! })),
+      .map((x) => ({ person: { id: x.person_id, name: persons.get(`PERSON#${x.person_id}`)! }, language: x.language, anime: { id: a.anime!.id, name: a.anime!.name } })),
   );
   return {
-    animes: byTitleName(animes, (a) => a.anime!.name, (a) => a.anime!.id).map((a) => ({ ...a.anime!, role: a.role })),
-    mangas: byTitleName(mangas, (m) => m.manga!.name, (m) => m.manga!.id).map((m) => ({ ...m.manga!, role: m.role })),
+    // Written in the shape's key order (stored maps come back in any order).
+    animes: byTitleName(animes, (a) => a.anime!.name, (a) => a.anime!.id).map((a) => ({ id: a.anime!.id, name: a.anime!.name, role: a.role })),
+    mangas: byTitleName(mangas, (m) => m.manga!.name, (m) => m.manga!.id).map((m) => ({ id: m.manga!.id, name: m.manga!.name, role: m.role })),
     voices: byTitleName(voices, (x) => x.anime.name, (x) => `${x.anime.id}\u0000${x.person.id}\u0000${x.language}`),
   };
 }
@@ -130,7 +131,7 @@ export function personViews(items: readonly ReverseItem[], deleted: Deleted): Re
     .filter((i) => i.sk.startsWith('STAFF#'))
     .map((i) => i.v as { anime: { id: string; name: string }; positions: string[] })
     .filter((c) => !deleted.has('ANIME', c.anime.id));
-  return { staff_credits: byTitleName(credits, (c) => c.anime.name, (c) => c.anime.id).map((c) => ({ anime: c.anime, positions: c.positions })) };
+  return { staff_credits: byTitleName(credits, (c) => c.anime.name, (c) => c.anime.id).map((c) => ({ anime: { id: c.anime.id, name: c.anime.name }, positions: c.positions })) };
 }
 
 /** The tokens of a character's appearances (`ANIME#<id>#<role>`), the values its list filters index. */
