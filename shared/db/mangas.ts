@@ -8,7 +8,7 @@ import { uniquenessKey } from '../text.js';
 import type { Ref } from './animes.js';
 import type { IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
-import type { TitleDef } from './titles.js';
+import { rankedOrderings, type TitleDef } from './titles.js';
 
 export interface Author extends Ref {
   role: string;
@@ -57,18 +57,7 @@ export const mangaEntity: EntityDef<MangaRecord> = {
 
 export const mangaIndex: IndexDef<MangaRecord> = {
   kind: 'MANGA',
-  orderings: {
-    name: { value: (r) => r.name, type: 'text' },
-    published_from: { value: (r) => r.published_from, type: 'plain' },
-    // Scores have at most two decimals: ordered as hundredths.
-    score: { value: (r) => (r.score === null ? null : Math.round(r.score * 100)), type: 'count' },
-    members: { value: (r) => r.members, type: 'count' },
-    favorites: { value: (r) => r.favorites, type: 'count' },
-    rank: { value: (r) => r.rank, type: 'count' },
-    popularity: { value: (r) => r.popularity, type: 'count' },
-    created_at: { value: (r) => r.created_at, type: 'plain' },
-    updated_at: { value: (r) => r.updated_at, type: 'plain' },
-  },
+  orderings: rankedOrderings<MangaRecord>({ key: 'published_from', value: (r) => r.published_from }),
   filters: {
     media_type: (r) => [r.media_type],
     status: (r) => [r.status],

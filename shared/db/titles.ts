@@ -19,7 +19,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { indexChange, type IndexDef } from './catalogue-index.js';
-import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Stored, type WritePlan } from './records.js';
+import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
 import { journalOf, type JournalEntry } from './staged.js';
 
@@ -210,6 +210,35 @@ export function titleWrite<R extends BaseRecord>(
   for (const item of index.puts) restItems.push(put(item));
   while (restMeanings.length < restItems.length) restMeanings.push(null);
   return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
+}
+
+/** What animes and mangas both derive (API.md §5.1): their lists order by these too. */
+export interface RankedTitle extends BaseRecord {
+  name: string;
+  score: number | null;
+  members: number;
+  favorites: number;
+  rank: number | null;
+  popularity: number | null;
+}
+
+/**
+ * The orderings of `GET /api/animes/` and `GET /api/mangas/` (§4.1.1, §4.7) around their date
+ * (`aired_from`, `published_from`), in the lists' order of keys.
+ */
+export function rankedOrderings<R extends RankedTitle>(date: { key: string; value: (r: R) => string | null }): Record<string, Ordering<R>> {
+  return {
+    name: { value: (r) => r.name, type: 'text' },
+    [date.key]: { value: date.value, type: 'plain' },
+    // Scores have at most two decimals: ordered as hundredths.
+    score: { value: (r) => (r.score === null ? null : Math.round(r.score * 100)), type: 'count' },
+    members: { value: (r) => r.members, type: 'count' },
+    favorites: { value: (r) => r.favorites, type: 'count' },
+    rank: { value: (r) => r.rank, type: 'count' },
+    popularity: { value: (r) => r.popularity, type: 'count' },
+    created_at: { value: (r) => r.created_at, type: 'plain' },
+    updated_at: { value: (r) => r.updated_at, type: 'plain' },
+  };
 }
 
 /** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */
