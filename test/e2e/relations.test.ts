@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getItems } from '../../shared/db/batch.js';
 import { TOMBSTONE_SHARDS } from '../../shared/db/tombstones.js';
-import { expectJson, send, uniqueName } from '../support/contract.js';
+import { expectJson, expectProblem, send, uniqueName } from '../support/contract.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
@@ -325,5 +325,27 @@ describe('news relations', () => {
     await eventually(tombstonesCleared);
     expect((await get(`/api/news/${article.id}/`)).animes).toEqual([]);
     expect((await send(server, 'GET', `/api/news/?anime=${a.id}`)).status).toBe(400);
+  });
+});
+
+describe('bad input on the relation sub-resources', () => {
+  it('unknown parents → 404; bad filters and orderings → 400 invalid-query', async () => {
+    const none = 'AAAAAAAAAAAAAAAAAAAAAA';
+    for (const path of [`/api/animes/${none}/staff/`, `/api/mangas/${none}/characters/`, `/api/persons/${none}/mangas/`, `/api/persons/${none}/voices/`]) {
+      expect((await send(server, 'GET', path)).status, path).toBe(404);
+    }
+    const p = await people();
+    const a = await post('/api/animes/', { name: uniqueName('Bad input') });
+    for (const path of [
+      `/api/animes/${a.id}/staff/?ordering=favorites`,
+      `/api/animes/${a.id}/characters/?ordering=bogus`,
+      `/api/persons/${p.p1.id}/mangas/?role=writer`,
+      `/api/persons/${p.p1.id}/mangas/?ordering=score`,
+      `/api/persons/${p.p1.id}/voices/?language=klingon`,
+      `/api/persons/${p.p1.id}/voices/?role=hero`,
+      `/api/characters/?manga=${none}`,
+    ]) {
+      expectProblem(await send(server, 'GET', path), 400, 'invalid-query');
+    }
   });
 });
