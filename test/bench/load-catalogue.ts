@@ -22,7 +22,7 @@
  *    the API).
  * test/integration/bulk-load.test.ts proves the items identical to the API's.
  *
- * Adding a kind (mangas, news): a line in TAXONOMY or TITLES with its resource and create route.
+ * Adding a kind: a line in TAXONOMY or TITLES with its resource and create route.
  */
 import { createHash } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -33,9 +33,11 @@ import { routes as demographicRoutes } from '../../functions/demographics/routes
 import { routes as genreRoutes } from '../../functions/genres/routes.js';
 import { routes as magazineRoutes } from '../../functions/magazines/routes.js';
 import { routes as mangaRoutes } from '../../functions/mangas/routes.js';
+import { routes as newsRoutes } from '../../functions/news/routes.js';
 import { routes as personRoutes } from '../../functions/persons/routes.js';
 import { routes as producerRoutes } from '../../functions/producers/routes.js';
 import { routes as themeRoutes } from '../../functions/themes/routes.js';
+import type { Caller } from '../../shared/auth/roles.js';
 import type { Item } from '../../shared/db/batch.js';
 import { listSizeKeyOf } from '../../shared/db/catalogue-index.js';
 import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
@@ -44,6 +46,7 @@ import { counterKeyOf, createPlan, recordKeyOfKind, type BaseRecord, type Entity
 import { titleWrite } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
 import { mangas } from '../../shared/domain/mangas.js';
+import { news } from '../../shared/domain/news.js';
 import { appearanceTokens, namedBy, reverseItemsOf } from '../../shared/domain/reverse-views.js';
 import { fanOutItems, type ReverseItem } from '../../shared/db/reverse.js';
 import { characters } from '../../shared/domain/characters.js';
@@ -70,6 +73,7 @@ const TITLES: Partial<Record<Kind, { resource: TitleResource<BaseRecord>; body: 
   character: { resource: characters as never, body: characterRoutes.create.body! },
   anime: { resource: animes as never, body: animeRoutes.create.body! },
   manga: { resource: mangas as never, body: mangaRoutes.create.body! },
+  news: { resource: news as never, body: newsRoutes.create.body! },
 };
 
 /** Titles whose casts and staff have reverse items (shared/domain/reverse-views.ts), and the record kind of each. */
@@ -136,7 +140,15 @@ export interface LoadOptions {
   onRecord?: (kind: Kind, index: number, record: BaseRecord) => void;
   /** false: build the records (onRecord) but no items, and write nothing (a store loaded before). */
   write?: boolean;
+  /** The moderator who creates the news articles (their `author`; default BENCH_EDITOR). */
+  editor?: Caller;
 }
+
+/**
+ * The author of the benchmark's news articles: an account id in the shape of shared/ids.ts that
+ * no account holds (the benchmark creates no users; the articles show it as written).
+ */
+export const BENCH_EDITOR: Caller = { user_id: 'bench-editor-000000000', username: 'bench_editor', role: 'moderator' };
 
 /** BatchWriteItem, 25 items per call, `limit` calls in flight, unprocessed items retried. */
 class BatchWriter {
@@ -284,7 +296,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
         continue;
       }
       const { resource } = title!;
-      const out = await resource.build(values, meta, null, check);
+      const out = await resource.build(values, { ...meta, caller: opts.editor ?? BENCH_EDITOR }, null, check);
       if ('errors' in out) throw new Error(`${kind} #${i}: ${JSON.stringify(out.errors)}`);
       known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
       opts.onRecord?.(kind, i, out.record);

@@ -21,7 +21,7 @@ type Item = Record<string, unknown>;
 
 const server = useServer();
 const cat = catalogue({
-  scale: { genre: 8, theme: 5, demographic: 2, producer: 12, magazine: 2, person: 50, character: 60, anime: 16, manga: 4, news: 0 },
+  scale: { genre: 8, theme: 5, demographic: 2, producer: 12, magazine: 2, person: 50, character: 60, anime: 16, manga: 4, news: 6 },
   seed: 11,
   today: '2025-06-01',
 });
@@ -71,6 +71,8 @@ const viaLoader = new Map<string, Item>();
 
 beforeAll(async () => {
   const auth = (await server.user('contributor')).auth;
+  // News are written by moderators; the loader is told who, for their `author`.
+  const moderator = await server.user('moderator');
   const apiTable = process.env.TABLE_NAME!;
   const accountItems = new Set((await scanAll(apiTable)).keys());
   const ids: Partial<Record<Kind, string[]>> = {};
@@ -79,7 +81,8 @@ beforeAll(async () => {
     ids[kind] = [];
     stamps[kind] = [];
     for (let i = 0; i < cat.sizes[kind]; i++) {
-      const res = await send(server, 'POST', `/api/${SEGMENTS[kind]}/`, { body: resolveRefs(cat.body(kind, i), ids), headers: auth });
+      const headers = kind === 'news' ? moderator.auth : auth;
+      const res = await send(server, 'POST', `/api/${SEGMENTS[kind]}/`, { body: resolveRefs(cat.body(kind, i), ids), headers });
       if (res.status !== 201) throw new Error(`${kind} #${i}: ${res.status} ${res.text}`);
       const { id, created_at, updated_at } = res.body as Stamp;
       ids[kind].push(id);
@@ -92,7 +95,7 @@ beforeAll(async () => {
   await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, loaderTable);
   process.env.TABLE_NAME = loaderTable;
   try {
-    await loadCatalogue({ cat, kinds: LOADABLE_KINDS, stamp: (kind, i) => stamps[kind]![i]!, inFlight: 4 });
+    await loadCatalogue({ cat, kinds: LOADABLE_KINDS, stamp: (kind, i) => stamps[kind]![i]!, inFlight: 4, editor: { user_id: moderator.id, username: moderator.username, role: 'moderator' } });
   } finally {
     process.env.TABLE_NAME = apiTable;
   }
@@ -133,6 +136,9 @@ describe('bulk loader', () => {
     expect(of(/^CHARACTER#[^#]+#X ANIME#/).length).toBeGreaterThan(0);
     expect(of(/^PERSON#[^#]+#X (VOICE|STAFF)#/).length).toBeGreaterThan(0);
     expect(of(/^CHARACTER#P#anime_role#/).length).toBeGreaterThan(0);
+    // News with their author and the animes they name.
+    expect(of(/^NEWS#P#author#/).length).toBe(cat.sizes.news);
+    expect(of(/^NEWS#P#anime#/).length).toBeGreaterThan(0);
   });
 });
 
