@@ -8,7 +8,9 @@ import type { KeyPattern } from '../../shared/db/key-patterns.js';
 import { FILE_KEYS } from '../../shared/db/files.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 import { PROFILE_KEYS } from '../../shared/db/profiles.js';
+import { AUTHOR_POSTING_KEYS } from '../../shared/db/news.js';
 import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
 
 export interface JobDecl {
@@ -53,6 +55,6 @@ export const JOBS: readonly JobDecl[] = [
     deletesFiles: true,
     // Reads the pending entries and deletes each account as an account deletion does, without
     // e-mail; reads the files due for removal and deletes their items.
-    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, FILE_KEYS],
+    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS, FILE_KEYS],
   },
 ];

@@ -3,7 +3,7 @@ import { authoredItem } from '../../shared/domain/casts.js';
 import { mangas } from '../../shared/domain/mangas.js';
 import { authoredList } from '../../shared/http/casts.js';
 import { createHandler } from '../../shared/http/handler.js';
-import { withoutDeleted } from '../../shared/http/titles.js';
+import { withoutDeleted } from '../../shared/domain/title-writes.js';
 import { routes } from './routes.js';
 
 export const handler = createHandler(

@@ -24,7 +24,9 @@ import {
 } from '../../shared/domain/users.js';
 import type { Caller } from '../../shared/auth/roles.js';
 import { PROFILE_BY_USER_KEYS, PROFILE_KEYS } from '../../shared/db/profiles.js';
+import { AUTHOR_POSTING_KEYS } from '../../shared/db/news.js';
 import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { AUTH_KEYS, USER_KEYS, USER_LIST_KEYS, USERNAME_CLAIM_KEYS } from '../../shared/db/users.js';
 import { listQuery } from '../../shared/http/crud-routes.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
@@ -52,7 +54,8 @@ const idErrors = ['not-found', 'precondition-failed'] as const;
 const ACCOUNT = [USER_KEYS, AUTH_KEYS];
 /** An account with what goes with it: a rename rewrites the profile; a deletion removes the profile and the social links. */
 const ACCOUNT_AND_PROFILE = [...ACCOUNT, PROFILE_KEYS];
-const WHOLE_ACCOUNT = [...ACCOUNT_AND_PROFILE, ...SOCIAL_LINK_KEYS];
+/** Account deletion: also the posting list of the articles it wrote and the tombstones (accountDeletionPlans). */
+const WHOLE_ACCOUNT = [...ACCOUNT_AND_PROFILE, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS];
 
 const ownShape = 'The own id takes the body of `/api/users/me/` (`username`); an administrator on another user takes `username`, `email`, `role`, `is_active`.';
 

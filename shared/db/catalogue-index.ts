@@ -13,11 +13,11 @@
  *
  * The planner reads the sizes of the lists a query names (one BatchGetItem), then
  *  - with no list: walks the ordering partition (one Query);
- *  - when the smallest list fits one Query page (DRIVER_MAX postings): reads it whole, keeps
+ *  - when the smallest list fits one Query page (entriesPerRead postings): reads it whole, keeps
  *    the records that satisfy every filter and term, and sorts them in memory by the sort key
  *    the ordering partition would give them, so every page is full;
  *  - otherwise: walks the ordering partition with a filter expression, reading as many entries
- *    as the lists' sizes say should hold a page of matches (at most WALK_MAX).
+ *    as the lists' sizes say should hold a page of matches (at most one Query page).
  * Cursors hold the sort key of the boundary record in every case, so a client may cross from
  * one strategy to the other between pages (the data changed) and still sees each record once.
  * The page's records are then read with one BatchGetItem: a list page costs at most 3 calls.
@@ -27,9 +27,9 @@ import type { Cursor } from '../http/cursor.js';
 import { matchesTerms, searchText, startsWordInsideRun, termNeedle } from '../text.js';
 import { getItems, queryAll, type Item, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
-import { queryIndexPage, type IndexFilter } from './index-query.js';
+import { queryIndexPage, type IndexFilter, type KeyBounds } from './index-query.js';
 import type { BaseRecord, Ordering } from './records.js';
-import { sortKey } from './sort-keys.js';
+import { compareCodePoints, sortKey, type OrderValue } from './sort-keys.js';
 
 export interface IndexDef<R extends BaseRecord> {
   /** Key prefix, e.g. `ANIME`. */
@@ -44,15 +44,41 @@ export interface IndexDef<R extends BaseRecord> {
    */
   postings: Record<string, string>;
   /** Numbers compared by range filters (e.g. `min_score`); `null` never matches a range. */
-  numbers?: Record<string, (r: R) => number | null>;
+  numbers?: Record<string, RangeNumber<R>>;
   /** Texts searched by `q`. */
   searchFields: (r: R) => string[];
+  /**
+   * Bytes of a large index item of this entity (about the 99th percentile; the benchmark
+   * measures it on the generated catalogue and fails when items are larger): how many one Query
+   * page holds (entriesPerRead).
+   */
+  vectorBytes: number;
 }
 
-/** Postings a list may hold and still be read whole, in memory, by one Query (≤ 1 MB). */
-export const DRIVER_MAX = 1500;
-/** Ordering entries one walk reads at most (≈ 1 MB of vectors). */
-export const WALK_MAX = 2000;
+/**
+ * A number a range filter compares (`score` for `min_score`). Records with a value at least `v`
+ * form one key range of the ordering that sorts by the number, so a range is read, never walked
+ * past: as a driver when it is small (its size from the buckets), as the bound of a walk in that
+ * ordering otherwise.
+ */
+export interface RangeNumber<R> {
+  value: (r: R) => number | null;
+  /** The ordering whose value grows with the number. */
+  ordering: string;
+  /** The ordering value at or below that of every record whose number is at least `least`. */
+  bound: (least: number) => OrderValue;
+  /** Buckets floor(value), 0 to `top`: each has a size item, the count of records in it. */
+  top: number;
+}
+
+/** What one read of index items may hold: a Query page is at most 1 MiB; a margin for key overhead. */
+export const READ_BYTES = 1_000_000;
+
+/**
+ * Index items one Query reads at most: the largest list read whole (the driver) and the longest
+ * walk, both one Query page of the index's large vectors (`vectorBytes`).
+ */
+export const entriesPerRead = <R extends BaseRecord>(def: IndexDef<R>): number => Math.floor(READ_BYTES / def.vectorBytes);
 
 type AnyIndex = IndexDef<BaseRecord>;
 const any = <R extends BaseRecord>(def: IndexDef<R>) => def as unknown as AnyIndex;
@@ -99,7 +125,7 @@ export function vectorOf<R extends BaseRecord>(def: IndexDef<R>, r: R): Vector {
     id: r.id,
     o: Object.fromEntries(Object.entries(def.orderings).map(([name, o]) => [name, o.value(r)])),
     f: Object.fromEntries(Object.entries(def.filters).map(([name, values]) => [name, [...values(r)]])),
-    x: Object.fromEntries(Object.entries(def.numbers ?? {}).map(([name, value]) => [name, value(r)])),
+    x: Object.fromEntries(Object.entries(def.numbers ?? {}).map(([name, n]) => [name, n.value(r)])),
     sw: searchText(def.searchFields(r)),
   };
 }
@@ -144,13 +170,34 @@ export function indexChange<R extends BaseRecord>(def: IndexDef<R>, before: R | 
   return { puts, deletes };
 }
 
+/** The bucket of a range number's value. */
+const bucketOf = (n: RangeNumber<never>, x: number) => Math.min(n.top, Math.max(0, Math.floor(x)));
+const bucketKey = (def: AnyIndex, number: string, bucket: number): ItemKey => sizeKey(def, `R#${number}#${bucket}`);
+/** The descending partition of a range number's ordering: its entries are counted in buckets. */
+const rangePk = (def: AnyIndex, n: RangeNumber<never>) => orderingPk(def, n.ordering, true);
+
+/** The partition keys of the index items a size item counts (for the stream consumer's filter). */
+export const countedPrefixes = <R extends BaseRecord>(def: IndexDef<R>): string[] => [
+  `${def.kind}#P#`,
+  `${def.kind}#W#`,
+  ...Object.values(def.numbers ?? {}).map((n) => rangePk(any(def), n as RangeNumber<never>)),
+];
+
 /**
- * The size item of the list a posting belongs to (`null` for any other key): the stream
- * consumer of postings adds 1 for each posting written and takes 1 for each one removed.
+ * The size item an index item counts towards (`null`: none): a posting → its list's size; the
+ * descending ordering entry of a range number → its value's bucket. The stream consumer adds 1
+ * for each such item written and takes 1 for each one removed (a changed value moves the entry:
+ * its key holds the value).
  */
-export function listSizeKeyOf(postingPk: string): ItemKey | null {
-  const m = /^([A-Z]+)#([PW]#.*)$/.exec(postingPk);
-  return m ? { pk: `${m[1]}#L#${m[2]}`, sk: 'N' } : null;
+export function sizeKeyOf<R extends BaseRecord>(def: IndexDef<R>, item: Item): ItemKey | null {
+  const pk = String(item.pk);
+  const m = /^([A-Z]+)#([PW]#.*)$/.exec(pk);
+  if (m) return m[1] === def.kind ? { pk: `${m[1]}#L#${m[2]}`, sk: 'N' } : null;
+  for (const [name, n] of Object.entries(def.numbers ?? {})) {
+    const x = (item.x as Record<string, unknown> | undefined)?.[name];
+    if (pk === rangePk(any(def), n as RangeNumber<never>) && typeof x === 'number') return bucketKey(any(def), name, bucketOf(n as RangeNumber<never>, x));
+  }
+  return null;
 }
 
 export interface IndexQuery {
@@ -178,18 +225,6 @@ export interface IndexResult {
   /** DynamoDB calls made (for the benchmark). */
   calls: number;
   strategy: 'walk' | 'driver';
-}
-
-/** Compares two strings by code point (DynamoDB's order of string keys), not by UTF-16 unit. */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
-  }
-  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
 function matches(v: Vector, q: IndexQuery): boolean {
@@ -305,8 +340,49 @@ function namedLists<R extends BaseRecord>(def: IndexDef<R>, q: Pick<IndexQuery, 
  * the lists the query names (queryIndex reads them, then `first.also`; an operation may read them
  * earlier, with the caller's auth state, and hand them over through `first.read`).
  */
-export function planKeys<R extends BaseRecord>(def: IndexDef<R>, entityCount: ItemKey, q: Pick<IndexQuery, 'equals' | 'terms'>): ItemKey[] {
-  return [entityCount, ...namedLists(def, q).map((l) => sizeKey(any(def), l))];
+export function planKeys<R extends BaseRecord>(def: IndexDef<R>, entityCount: ItemKey, q: Pick<IndexQuery, 'equals' | 'terms' | 'atLeast'>): ItemKey[] {
+  return [entityCount, ...namedLists(def, q).map((l) => sizeKey(any(def), l)), ...rangesOf(def, q).flatMap((r) => r.buckets)];
+}
+
+interface Range {
+  name: string;
+  least: number;
+  number: RangeNumber<never>;
+  /** The size items of the buckets that may hold values at least `least`. */
+  buckets: ItemKey[];
+}
+
+/** The range filters of a query on numbers with an ordering (each with its buckets). */
+function rangesOf<R extends BaseRecord>(def: IndexDef<R>, q: Pick<IndexQuery, 'atLeast'>): Range[] {
+  return Object.entries(q.atLeast ?? {}).flatMap(([name, least]) => {
+    const number = def.numbers?.[name] as RangeNumber<never> | undefined;
+    if (!number || !Object.hasOwn(def.numbers!, name)) return [];
+    const buckets: ItemKey[] = [];
+    for (let b = bucketOf(number, least); b <= number.top; b++) buckets.push(bucketKey(any(def), name, b));
+    return [{ name, least, number, buckets }];
+  });
+}
+
+/** The key range of a range filter in one partition of its ordering (nulls are outside it). */
+function rangeBounds<R extends BaseRecord>(def: IndexDef<R>, r: Range, descending: boolean): KeyBounds {
+  const type = def.orderings[r.number.ordering]!.type;
+  // Keys are "1" + value + SEP + id; null keys start "0" (descending) or "2" (ascending).
+  return descending ? { lo: sortKey(r.number.bound(r.least), type, '', 'desc') } : { lo: sortKey(r.number.bound(r.least), type, '', 'asc'), hi: '2' };
+}
+
+/** Every entry of a key range of a partition, or `null` when they do not fit one Query page. */
+async function readRange(pk: string, bounds: KeyBounds): Promise<Vector[] | null> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: bounds.hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': pk, ':lo': bounds.lo, ...(bounds.hi === undefined ? {} : { ':hi': bounds.hi }) },
+      ConsistentRead: true,
+    }),
+  );
+  if (out.LastEvaluatedKey) return null;
+  return (out.Items ?? []) as unknown as Vector[];
 }
 
 /**
@@ -324,7 +400,7 @@ export async function queryIndex<R extends BaseRecord>(
     check?: (items: (Item | null)[]) => void;
     /** How to read the first call's items (e.g. with items already read for the request). */
     read?: (keys: readonly ItemKey[]) => Promise<(Item | null)[]>;
-    /** The largest list read whole (default DRIVER_MAX; tests set 0 to make every query walk). */
+    /** The largest list read whole (default entriesPerRead; tests set -1 to make every query walk). */
     driverMax?: number;
   } = {},
 ): Promise<IndexResult> {
@@ -332,31 +408,43 @@ export async function queryIndex<R extends BaseRecord>(
   const ordering = def.orderings[q.ordering];
   if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
   const unique = namedLists(def, q);
-  // One call: the record count, the list sizes and what the caller wants read with them.
+  const ranges = rangesOf(def, q);
+  // One call: the record count, the list sizes, the range buckets and what the caller wants read with them.
   const also = first.also ?? [];
   const read = await (first.read ?? getItems)([...planKeys(def, entityCount, q), ...also]);
-  const total = Number(read[0]?.n ?? 0);
-  const listSizes = unique.map((list, i) => ({ list, n: Number(read[i + 1]?.n ?? 0) }));
-  const alsoItems = read.slice(1 + unique.length);
-  first.check?.(alsoItems);
-  let calls = 1;
+  const size = (i: number) => Number(read[i]?.n ?? 0);
+  const total = size(0);
+  let at = 1;
   // Sizes are hints (kept by a stream consumer): a list that turns out longer than one page is
   // walked instead, so a wrong size costs a call, never a wrong result.
-  const smallest = listSizes.sort((a, b) => a.n - b.n)[0];
+  const candidates: { n: number; read: () => Promise<Vector[] | null> }[] = unique.map((list) => ({ n: size(at++), read: () => readList(listPk(d, list)) }));
+  for (const r of ranges) {
+    let n = 0;
+    for (const _ of r.buckets) n += size(at++);
+    candidates.push({ n, read: () => readRange(orderingPk(d, r.number.ordering, true), rangeBounds(def, r, true)) });
+  }
+  const alsoItems = read.slice(at);
+  first.check?.(alsoItems);
+  let calls = 1;
+  const smallest = [...candidates].sort((a, b) => a.n - b.n)[0];
 
-  if (smallest && smallest.n <= (first.driverMax ?? DRIVER_MAX)) {
-    const postings = await readList(listPk(d, smallest.list));
+  const perRead = entriesPerRead(def);
+  if (smallest && smallest.n <= (first.driverMax ?? perRead)) {
+    const vectors = await smallest.read();
     calls++;
-    if (postings) {
-      const { entries, next, previous } = vectorPage(def, postings, q);
+    if (vectors) {
+      const { entries, next, previous } = vectorPage(def, vectors, q);
       return { entries, next, previous, total, alsoItems, calls, strategy: 'driver' };
     }
   }
   // Walk the ordering partition; read what should hold a page of matches if the filters were
-  // independent (the smallest list's share of the records times the others').
-  const share = listSizes.reduce((s, l) => s * Math.min(1, l.n / Math.max(total, 1)), 1);
-  const wanted = Math.ceil(((q.limit + 1) / Math.max(share, 1e-6)) * 1.25);
-  const budget = Math.min(WALK_MAX, Math.max(q.limit + 1, wanted));
+  // independent (the product of the lists' shares of the records). A term of one character has
+  // no list, so no share: its walk reads as much as one call may.
+  const share = candidates.reduce((s, c) => s * Math.min(1, c.n / Math.max(total, 1)), 1);
+  const wanted = q.terms.some((t) => termList(t) === null) ? perRead : Math.ceil(((q.limit + 1) / Math.max(share, 1e-6)) * 1.25);
+  const budget = Math.min(perRead, Math.max(q.limit + 1, wanted));
+  // A range on the ordering's own number bounds the walk: it ends where the range does.
+  const bounded = ranges.find((r) => r.number.ordering === q.ordering);
   const page = await queryIndexPage(
     {
       pk: orderingPk(d, q.ordering, q.descending),
@@ -365,6 +453,7 @@ export async function queryIndex<R extends BaseRecord>(
       cursor: q.cursor,
       filter: walkFilter(q),
       budget,
+      ...(bounded ? { bounds: rangeBounds(def, bounded, q.descending) } : {}),
     },
     (item) => String(item.id),
   );
@@ -377,4 +466,20 @@ export async function postingIds<R extends BaseRecord>(def: IndexDef<R>, filter:
   const d = any(def);
   const items = await queryAll(listPk(d, postingList(def.postings[filter] ?? filter, value)));
   return items.map((i) => String(i.sk));
+}
+
+/** Whether any record has `value` among a posting filter's values (one posting read). */
+export async function hasPostings<R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): Promise<boolean> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': listPk(any(def), postingList(def.postings[filter] ?? filter, value)) },
+      ProjectionExpression: '#pk',
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).length > 0;
 }

@@ -1,7 +1,8 @@
 /**
  * What the catalogue stream consumer keeps in step (functions/streams/catalogue.ts), decided
  * per changed item:
- *  - a posting of the catalogue index written or removed → its list's size item ±1 (sizes are
+ *  - a posting of the catalogue index written or removed → its list's size item ±1, and the
+ *    same for the descending entries of a range number's ordering → its bucket's size (sizes are
  *    the planner's hints, catalogue-index.ts; a redelivered record may count twice, which costs a
  *    query plan, never a wrong result);
  *  - a taxonomy record whose counts a title's write changed (genres, themes, demographics,
@@ -13,8 +14,8 @@ import { UpdateCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { animeIndex } from './animes.js';
 import { characterIndex } from './characters.js';
 import { personIndex } from './persons.js';
-import type { Item } from './batch.js';
-import { indexKeys, listSizeKeyOf, type IndexDef } from './catalogue-index.js';
+import type { Item, ItemKey } from './batch.js';
+import { countedPrefixes, indexKeys, sizeKeyOf, type IndexDef } from './catalogue-index.js';
 import { db, tableName } from './client.js';
 import { mangaIndex } from './mangas.js';
 import { newsIndex } from './news.js';
@@ -26,18 +27,25 @@ const COUNTED: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicE
 
 export const CATALOGUE_STREAM = {
   /** Partition-key prefixes of the items the consumer is given. */
-  prefixes: [...INDEXED.flatMap((d) => [`${d.kind}#P#`, `${d.kind}#W#`]), ...COUNTED.map((e) => `${e.kind}#`)],
+  prefixes: [...INDEXED.flatMap((d) => countedPrefixes(d)), ...COUNTED.map((e) => `${e.kind}#`)],
   /** What it writes: list sizes, taxonomy ordering entries. */
   keys: [...INDEXED.map((d) => indexKeys(d).find((k) => k.includes('#L#'))!), ...COUNTED.map((e) => `${e.kind}#O#*`)],
 };
 
+/** The size item an index item of any indexed entity counts towards (catalogue-index.ts sizeKeyOf). */
+export function sizeKeyOfItem(item: Item): ItemKey | null {
+  const kind = String(item.pk).split('#')[0];
+  const def = INDEXED.find((d) => d.kind === kind);
+  return def ? sizeKeyOf(def, item) : null;
+}
+
 /** Applies one changed item (old and new images; either may be absent). */
 export async function applyCatalogueChange(keys: Item, before: Item | undefined, after: Item | undefined): Promise<void> {
   const pk = String(keys.pk);
-  const size = listSizeKeyOf(pk);
+  // An item a size counts, written (no old image) or removed (no new image); a rewrite changes no size.
+  const d = !before && after ? 1 : before && !after ? -1 : 0;
+  const size = sizeKeyOfItem((after ?? before ?? keys) as Item);
   if (size) {
-    // A posting written (no old image) or removed (no new image); a rewrite changes no size.
-    const d = !before && after ? 1 : before && !after ? -1 : 0;
     if (d !== 0) {
       await db().send(new UpdateCommand({ TableName: tableName(), Key: size, UpdateExpression: 'ADD n :d', ExpressionAttributeValues: { ':d': d } }));
     }

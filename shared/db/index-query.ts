@@ -8,6 +8,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { db, tableName } from './client.js';
+import { compareCodePoints } from './sort-keys.js';
 
 /** Items evaluated per filtered page: ten per requested record, between 100 and 400. */
 export function readBudget(limit: number): number {
@@ -29,6 +30,14 @@ export interface IndexPageRequest {
   filter?: IndexFilter;
   /** Items evaluated per filtered Query (default readBudget(limit)). */
   budget?: number;
+  /** Only keys in this range (e.g. a range filter on the ordering's own value). */
+  bounds?: KeyBounds;
+}
+
+/** Inclusive bounds of sort keys. */
+export interface KeyBounds {
+  lo?: string;
+  hi?: string;
 }
 
 export interface IndexPage<T> {
@@ -56,7 +65,19 @@ export async function queryIndexPage<T>(
     const names: Record<string, string> = { '#pk': 'pk', ...req.filter?.names };
     const values: Record<string, unknown> = { ':pk': req.pk, ...req.filter?.values };
     let keyCondition = '#pk = :pk';
-    if (from) {
+    let start: Record<string, string> | undefined;
+    if (req.bounds) {
+      const range = boundedFrom(req.bounds, from, scanForward);
+      if (range === null) return { Items: [], LastEvaluatedKey: undefined };
+      if (range.start !== undefined) start = { pk: req.pk, sk: range.start };
+      const { lo, hi } = range;
+      if (lo !== undefined || hi !== undefined) names['#sk'] = 'sk';
+      if (lo !== undefined) values[':lo'] = lo;
+      if (hi !== undefined) values[':hi'] = hi;
+      if (lo !== undefined && hi !== undefined) keyCondition += ' AND #sk BETWEEN :lo AND :hi';
+      else if (lo !== undefined) keyCondition += ' AND #sk >= :lo';
+      else if (hi !== undefined) keyCondition += ' AND #sk <= :hi';
+    } else if (from) {
       names['#sk'] = 'sk';
       values[':k'] = from.k;
       const op = scanForward ? (from.inclusive ? '>=' : '>') : from.inclusive ? '<=' : '<';
@@ -66,6 +87,7 @@ export async function queryIndexPage<T>(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: keyCondition,
+        ExclusiveStartKey: start,
         FilterExpression: req.filter?.expression,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -108,6 +130,29 @@ export async function queryIndexPage<T>(
   const last = items.at(-1);
   const next: Cursor = last ? { d: 'n', k: last.sk } : flip(cursor, 'n');
   return { items, next, previous, reads };
+}
+
+/**
+ * The key range of a bounded read from a cursor position (`null`: nothing left to read): an
+ * inclusive cursor narrows the bounds; an exclusive one inside them becomes the start key (a key
+ * condition holds one comparison of the sort key), outside them it is either before the range
+ * (read all of it) or past it (nothing).
+ */
+function boundedFrom(bounds: KeyBounds, from: { k: string; inclusive: boolean } | null, forward: boolean): (KeyBounds & { start?: string }) | null {
+  let { lo, hi } = bounds;
+  let start: string | undefined;
+  // cmp(k, b): where k is relative to bound b (0 when there is no bound).
+  const cmp = (k: string, b: string | undefined) => (b === undefined ? 0 : compareCodePoints(k, b));
+  if (from?.inclusive) {
+    if (forward && cmp(from.k, lo) >= 0) lo = from.k;
+    if (!forward && cmp(from.k, hi) <= 0) hi = from.k;
+  } else if (from) {
+    // Past the range in the reading direction: nothing; inside it: start after the cursor.
+    if (forward ? hi !== undefined && cmp(from.k, hi) >= 0 : lo !== undefined && cmp(from.k, lo) <= 0) return null;
+    if (forward ? cmp(from.k, lo) >= 0 : cmp(from.k, hi) <= 0) start = from.k;
+  }
+  if (lo !== undefined && hi !== undefined && compareCodePoints(lo, hi) > 0) return null;
+  return { lo, hi, start };
 }
 
 /** The cursor for the records on the other side of the same boundary. */

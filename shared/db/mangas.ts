@@ -8,7 +8,7 @@ import { uniquenessKey } from '../text.js';
 import type { Ref } from './animes.js';
 import type { IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
-import { rankedOrderings, type TitleDef } from './titles.js';
+import { rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
 
 export interface Author extends Ref {
   role: string;
@@ -77,8 +77,10 @@ export const mangaIndex: IndexDef<MangaRecord> = {
     magazine: 'magazine',
     author: 'author',
   },
-  numbers: { score: (r) => r.score },
+  numbers: { score: scoreNumber() },
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
+  // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
+  vectorBytes: 900,
 };
 
 export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS };

@@ -71,7 +71,11 @@ export async function dropReverse(kind: string, id: string): Promise<ReverseItem
   return items;
 }
 
-/** Kinds whose record changes the relations consumer follows (its stream filter). */
-export const EFFECT_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEME', 'PRODUCER', 'DEMOGRAPHIC', 'MAGAZINE'];
-/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items and the tombstones. */
-export const RELATION_KEYS = [...EFFECT_KINDS, 'NEWS'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);
+const CATALOGUE_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEME', 'PRODUCER', 'DEMOGRAPHIC', 'MAGAZINE'];
+/**
+ * Kinds whose record changes the relations consumer follows (its stream filter): the catalogue's,
+ * news (journals left behind) and user accounts (a deleted account's news articles lose their author).
+ */
+export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER'];
+/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items and the tombstones (never users'). */
+export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);

@@ -65,3 +65,15 @@ export function sortKey(value: OrderValue, type: OrderType, id: string, directio
   if (direction === 'asc') return value === null ? `2${SEP}${id}` : `1${encodeValue(value, type)}${SEP}${id}`;
   return value === null ? `0${SEP}${invertId(id)}` : `1${encodeValue(value, type)}${SEP}${invertId(id)}`;
 }
+
+/** Compares two strings by code point (DynamoDB's order of string keys), not by UTF-16 unit. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}

@@ -18,7 +18,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
-import { indexChange, type IndexDef } from './catalogue-index.js';
+import { indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
 import { journalOf, type JournalEntry } from './staged.js';
@@ -239,6 +239,15 @@ export function rankedOrderings<R extends RankedTitle>(date: { key: string; valu
     created_at: { value: (r) => r.created_at, type: 'plain' },
     updated_at: { value: (r) => r.updated_at, type: 'plain' },
   };
+}
+
+/**
+ * `min_score` of both lists: a score at least `least` is a key range of the `score` ordering
+ * (ordered as hundredths; rounding keeps that order, so the range holds every match and the
+ * filter drops the rest), counted in buckets of one point, 0 to 10.
+ */
+export function scoreNumber<R extends RankedTitle>(): RangeNumber<R> {
+  return { value: (r) => r.score, ordering: 'score', bound: (least) => Math.round(least * 100), top: 10 };
 }
 
 /** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */

@@ -10,6 +10,9 @@ import type { Purpose } from '../auth/email-tokens.js';
 import { blankProfile, createProfilePlan, deleteProfilePlan, getProfileOfUser, replaceProfilePlan, type ProfileRecord } from '../db/profiles.js';
 import type { WritePlan } from '../db/records.js';
 import { socialLinksOfUser, unlinkPlans } from '../db/social.js';
+import { hasPostings } from '../db/catalogue-index.js';
+import { newsIndex } from '../db/news.js';
+import { tombstonePlan } from '../db/tombstones.js';
 import { createUserPlan, deleteUserPlan, replaceUserPlan, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
 import { newId } from '../ids.js';
 
@@ -155,12 +158,15 @@ export async function replaceRegistration(
  * Reads the profile and the links (one GetItem, one Query). The user's deletion is conditioned
  * on the revision read, so a change meanwhile fails the transaction (StaleRecord).
  *
- * Later features add their items here: both lists and their items, reviews, helpful votes (with
- * the derived numbers they feed), and `author: null` on news the user wrote.
+ * News articles it wrote lose their author (below). Later features add their items here: both
+ * lists and their items, reviews, helpful votes (with the derived numbers they feed).
  */
 export async function accountDeletionPlans(user: StoredUser): Promise<WritePlan[]> {
-  const [profile, links] = await Promise.all([getProfileOfUser(user.record.id), socialLinkDeletionPlans(user.record.id)]);
-  return [deleteUserPlan(user), ...(profile ? [deleteProfilePlan(profile)] : []), ...links];
+  const id = user.record.id;
+  const [profile, links, wroteNews] = await Promise.all([getProfileOfUser(id), socialLinkDeletionPlans(id), hasPostings(newsIndex, 'author', id)]);
+  // The articles it wrote show `author: null` at once (the tombstone, read with them); the
+  // relations consumer then stores it and clears the tombstone (decision 101).
+  return [deleteUserPlan(user), ...(profile ? [deleteProfilePlan(profile)] : []), ...links, ...(wroteNews ? [tombstonePlan('USER', id)] : [])];
 }
 
 /** The deletions of a user's social identity links (both items of each link). */

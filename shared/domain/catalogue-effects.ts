@@ -12,7 +12,9 @@
  *    items show its name are touched so that their reconcile runs (a character → its animes);
  *  - a record was deleted (its tombstone hides it meanwhile) → the titles referencing it are
  *    refreshed without it, their reverse items reconciled, its own reverse items dropped, and
- *    then its tombstone is cleared.
+ *    then its tombstone is cleared (a user account: the news articles it wrote);
+ *  - any title changed → a journal its writer left unapplied (staged.ts: the writer died after
+ *    committing the record) is applied, so its index items never wait for its next write.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, type Item } from '../db/batch.js';
@@ -25,6 +27,7 @@ import { animes } from './animes.js';
 import { characters } from './characters.js';
 import { mangas } from './mangas.js';
 import { news } from './news.js';
+import { persons } from './persons.js';
 import { appearanceTokens, namedBy, namesOf, reverseItemsOf } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 import { loadCurrent, refreshTitle, writeTitle } from './title-writes.js';
@@ -33,6 +36,13 @@ type AnyTitle = TitleResource<BaseRecord>;
 
 /** The titles whose casts and staff have reverse items, by kind. */
 const SOURCES: Record<string, AnyTitle> = { ANIME: animes as unknown as AnyTitle, MANGA: mangas as unknown as AnyTitle };
+
+/** The other titles, whose changes are followed only to finish journals left behind. */
+const SWEPT: Record<string, AnyTitle> = {
+  CHARACTER: characters as unknown as AnyTitle,
+  PERSON: persons as unknown as AnyTitle,
+  NEWS: news as unknown as AnyTitle,
+};
 
 /** Who embeds a record of each kind, found through their index's postings: (resource, filter). */
 const A = animes as unknown as AnyTitle;
@@ -47,6 +57,8 @@ const REFERRERS: Record<string, { resource: AnyTitle; filter: string }[]> = {
   PERSON: [{ resource: M, filter: 'author' }],
   ANIME: [{ resource: N, filter: 'anime' }],
   MANGA: [{ resource: N, filter: 'manga' }],
+  // A deleted account's articles keep no author (§4.21.2).
+  USER: [{ resource: N, filter: 'author' }],
 };
 
 /** At most this many titles are refreshed at once. */
@@ -136,6 +148,11 @@ const nameOf = (item: Item | undefined) => (item?.rec as { name?: string } | und
 export async function applyRecordEffects(kind: string, id: string, before: Item | undefined, after: Item | undefined): Promise<void> {
   const deleted = before !== undefined && after === undefined;
   const renamed = before !== undefined && after !== undefined && nameOf(before) !== nameOf(after);
+  // A title written through a journal whose writer died before applying it (staged.ts): its
+  // derived items are finished now rather than at its next write. (Animes and mangas: their
+  // reconcile reads them the same way.)
+  if (!deleted && SWEPT[kind]) await loadCurrent(SWEPT[kind], id);
+  if (kind === 'NEWS') return;
   if (SOURCES[kind] && !deleted) {
     await reconcileSource(kind, id);
     if (renamed) await refreshReferrers(kind, id);

@@ -78,7 +78,8 @@ export const news: TitleResource<NewsRecord> = {
     manga_ids: r.mangas.map((m) => m.id),
   }),
   references,
-  embedded: { animes: 'ANIME', mangas: 'MANGA' },
+  // `author` is null once the account is deleted (§3.8): at once through the tombstone, then stored.
+  embedded: { animes: 'ANIME', mangas: 'MANGA', author: 'USER' },
   async build(v, meta, before, check = checkReferences) {
     const { errors, names } = await check(references(v));
     if (Object.keys(errors).length > 0) return { errors };

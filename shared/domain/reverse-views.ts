@@ -14,7 +14,7 @@
  * actors are read with the view, so a person's rename or deletion shows at once.
  */
 import { getItems } from '../db/batch.js';
-import { compareCodePoints } from '../db/catalogue-index.js';
+import { compareCodePoints } from '../db/sort-keys.js';
 import { recordKeyOfKind } from '../db/records.js';
 import { reversePk, type ReverseItem } from '../db/reverse.js';
 import { sortKey } from '../db/sort-keys.js';

@@ -115,6 +115,8 @@ export async function refreshTitle<R extends BaseRecord>(resource: TitleResource
     const out = await resource.build(values, { id: r.id, created_at: r.created_at, updated_at: r.updated_at }, before);
     // A reference deleted between the two reads: the next attempt drops it.
     if ('errors' in out) throw new StaleRecord(resource.title.entity.kind);
+    // Embedded references that are not written values (a news article's `author`) go too.
+    out.record = withoutDeleted(resource, out.record, deleted);
     if (canonicalJson(out.record) === canonicalJson(r) && canonicalJson(out.relations) === canonicalJson(pick(before.relations, Object.keys(out.relations)))) return 'done';
     changed = true;
     return { before, after: out.record, relations: out.relations };
@@ -123,3 +125,16 @@ export async function refreshTitle<R extends BaseRecord>(resource: TitleResource
 }
 
 const pick = (o: Relations, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+
+/** A record without the embedded references to records deleted since (API.md §1.8; tombstones.ts). */
+export function withoutDeleted<R extends BaseRecord>(resource: TitleResource<R>, record: R, deleted: Deleted): R {
+  const embedded = Object.entries(resource.embedded ?? {});
+  if (!deleted.any(embedded.map(([, kind]) => kind))) return record;
+  const out: Record<string, unknown> = { ...(record as unknown as Record<string, unknown>) };
+  for (const [field, kind] of embedded) {
+    const value = out[field];
+    if (Array.isArray(value)) out[field] = value.filter((e: { id: string }) => !deleted.has(kind, e.id));
+    else if (value && typeof value === 'object' && deleted.has(kind, (value as { id: string }).id)) out[field] = null;
+  }
+  return out as unknown as R;
+}

@@ -8,7 +8,8 @@
  * exact. Character and person cards are read, never copied, so renames show at once.
  */
 import { getItems, type Item } from '../db/batch.js';
-import { compareCodePoints, pageOf, postingIds, type IndexDef } from '../db/catalogue-index.js';
+import { pageOf, postingIds, type IndexDef } from '../db/catalogue-index.js';
+import { compareCodePoints } from '../db/sort-keys.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { readRelation, type TitleDef } from '../db/titles.js';

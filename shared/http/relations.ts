@@ -6,7 +6,8 @@
  * `position` is the entry's place in the array last written — and cut at the cursor. `count` is
  * always exact.
  */
-import { compareCodePoints, pageOf } from '../db/catalogue-index.js';
+import { pageOf } from '../db/catalogue-index.js';
+import { compareCodePoints } from '../db/sort-keys.js';
 import type { BaseRecord } from '../db/records.js';
 import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { readRelation, type TitleDef } from '../db/titles.js';

@@ -10,7 +10,7 @@ import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js
 import type { StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { TitleResource } from '../domain/title-resource.js';
-import { built, loadForChange, withoutPaths, writeTitle } from '../domain/title-writes.js';
+import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
 import { newId } from '../ids.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -50,19 +50,6 @@ export function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
   const detail = Object.keys(resource.read.shape);
   const item = Object.keys((resource.listRead ?? resource.read).shape);
   return { detail, item };
-}
-
-/** A record without the embedded references to records deleted since (API.md §1.8; tombstones.ts). */
-export function withoutDeleted<R extends BaseRecord>(resource: TitleResource<R>, record: R, deleted: Deleted): R {
-  const embedded = Object.entries(resource.embedded ?? {});
-  if (!deleted.any(embedded.map(([, kind]) => kind))) return record;
-  const out: Record<string, unknown> = { ...(record as unknown as Record<string, unknown>) };
-  for (const [field, kind] of embedded) {
-    const value = out[field];
-    if (Array.isArray(value)) out[field] = value.filter((e: { id: string }) => !deleted.has(kind, e.id));
-    else if (value && typeof value === 'object' && deleted.has(kind, (value as { id: string }).id)) out[field] = null;
-  }
-  return out as unknown as R;
 }
 
 /**

@@ -39,8 +39,7 @@ import { routes as producerRoutes } from '../../functions/producers/routes.js';
 import { routes as themeRoutes } from '../../functions/themes/routes.js';
 import type { Caller } from '../../shared/auth/roles.js';
 import type { Item } from '../../shared/db/batch.js';
-import { listSizeKeyOf } from '../../shared/db/catalogue-index.js';
-import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
+import { CATALOGUE_STREAM, sizeKeyOfItem } from '../../shared/db/catalogue-stream.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { counterKeyOf, createPlan, recordKeyOfKind, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { titleWrite } from '../../shared/db/titles.js';
@@ -244,7 +243,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     for (const op of [...plan.main.items, ...plan.rest.items] as Record<string, { Item?: Item; Key?: Item }>[]) {
       if (op.Put) {
         const item = op.Put.Item!;
-        const size = listSizeKeyOf(String(item.pk));
+        const size = sizeKeyOfItem(item);
         if (size && counted(String(item.pk))) {
           const s = sizes.get(keyOf(size)) ?? { key: size as unknown as Item, n: 0 };
           s.n++;
@@ -299,15 +298,14 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       const out = await resource.build(values, { ...meta, caller: opts.editor ?? BENCH_EDITOR }, null, check);
       if ('errors' in out) throw new Error(`${kind} #${i}: ${JSON.stringify(out.errors)}`);
       known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
-      opts.onRecord?.(kind, i, out.record);
-      // Nothing to write: the items are not needed.
-      if (opts.write === false) continue;
       if (kind === 'character') {
         // Written last: its list filters index the appearances the animes and mangas give it.
         deferred.push({ i, record: out.record, relations: out.relations });
         continue;
       }
-      puts += await writeTitle(kind, i, resource, out.record, out.relations);
+      opts.onRecord?.(kind, i, out.record);
+      // Without writing, only the appearances are needed (the characters' records).
+      if (opts.write !== false) puts += await writeTitle(kind, i, resource, out.record, out.relations);
       const source = SOURCES[kind];
       if (source) {
         const names = new Map<string, string>();
@@ -340,9 +338,17 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     // Each title naming a character updated its appearances once (a revision each), as the relations consumer does.
     for (const { i, record, relations } of deferred) {
       const items = appearances.get(record.id) ?? [];
-      await writeTitle('character', i, TITLES.character!.resource, { ...record, appearances: appearanceTokens(items) } as BaseRecord, relations, 1 + items.length);
+      const withAppearances = { ...record, appearances: appearanceTokens(items) } as BaseRecord;
+      opts.onRecord?.('character', i, withAppearances);
+      if (opts.write !== false) await writeTitle('character', i, TITLES.character!.resource, withAppearances, relations, 1 + items.length);
     }
     await writer.drain();
+    // The characters' own line counts the items written now.
+    const line = reports.find((r) => r.kind === 'character');
+    if (line) {
+      line.items += writer.written - before;
+      line.seconds += (Date.now() - t0) / 1000;
+    }
     opts.onProgress?.(`  character items (with appearances): ${writer.written - before} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
 

@@ -5,8 +5,16 @@
  * consumer clears every tombstone once the references are gone.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../../shared/db/batch.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { newsTitle } from '../../shared/db/news.js';
+import { personTitle } from '../../shared/db/persons.js';
+import { commit } from '../../shared/db/records.js';
+import { stageJournal } from '../../shared/db/staged.js';
+import { loadTitle, titleWrite, type TitleDef } from '../../shared/db/titles.js';
 import { TOMBSTONE_SHARDS } from '../../shared/db/tombstones.js';
+import { makeAccount, PASSWORD } from '../support/accounts.js';
 import { expectJson, expectProblem, send, uniqueName } from '../support/contract.js';
 import { useServer } from '../support/server.js';
 
@@ -326,6 +334,27 @@ describe('news relations', () => {
     expect((await get(`/api/news/${article.id}/`)).animes).toEqual([]);
     expect((await send(server, 'GET', `/api/news/?anime=${a.id}`)).status).toBe(400);
   });
+
+  it('a deleted account’s articles show author: null at once, then stored so; an account without articles leaves no tombstone', async () => {
+    const writer = await makeAccount({ role: 'moderator' });
+    const other = await makeAccount({ role: 'moderator' });
+    const article = expectJson(await send(server, 'POST', '/api/news/', { body: { name: uniqueName('Farewell'), content: 'Text.' }, headers: writer.auth }), 201);
+    const kept = expectJson(await send(server, 'POST', '/api/news/', { body: { name: uniqueName('Staying'), content: 'Text.' }, headers: other.auth }), 201);
+    expect(article.author).toEqual({ id: writer.id, username: writer.username });
+    expect((await send(server, 'DELETE', '/api/users/me/', { body: { current_password: PASSWORD }, headers: writer.auth })).status).toBe(204);
+    // At once: the detail, the list and the anime-less list items.
+    expect((await get(`/api/news/${article.id}/`)).author).toBeNull();
+    expect((await get(`/api/news/?q=${encodeURIComponent(article.name)}`)).results[0].author).toBeNull();
+    // Then stored without it, the tombstone cleared; the other moderator's article is untouched.
+    await eventually(async () => expect(((await getItems([{ pk: `NEWS#${article.id}`, sk: 'R' }]))[0]?.rec as Obj).author).toBeNull());
+    await eventually(tombstonesCleared);
+    expect((await get(`/api/news/${article.id}/`)).author).toBeNull();
+    expect((await get(`/api/news/${kept.id}/`)).author).toEqual({ id: other.id, username: other.username });
+    // Deleting an account that wrote nothing marks nothing deleted.
+    const reader = await makeAccount({ role: 'member' });
+    expect((await send(server, 'DELETE', '/api/users/me/', { body: { current_password: PASSWORD }, headers: reader.auth })).status).toBe(204);
+    await tombstonesCleared();
+  });
 });
 
 describe('bad input on the relation sub-resources', () => {
@@ -347,5 +376,32 @@ describe('bad input on the relation sub-resources', () => {
     ]) {
       expectProblem(await send(server, 'GET', path), 400, 'invalid-query');
     }
+  });
+});
+
+describe('journals left behind', () => {
+  /** A rename whose record commits while its journal (index items) is never applied: the writer died. */
+  async function interruptedRename(def: TitleDef<any>, id: string, name: string) {
+    const before = (await loadTitle(def, id))!;
+    const plan = titleWrite(def, before, { after: { ...before.record, name, updated_at: new Date().toISOString() }, relations: before.relations, links: [] });
+    await stageJournal(plan.rest, plan.pk, plan.rev, plan.write);
+    await commit(plan.main);
+  }
+  const journal = async (pk: string) =>
+    (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :j)', ExpressionAttributeValues: { ':pk': pk, ':j': 'J#' }, ConsistentRead: true }))).Items ?? [];
+
+  it('the relations consumer finishes them for persons and news: the new name is searchable without another write', async () => {
+    const moderator = (await server.user('moderator')).auth;
+    const person = await post('/api/persons/', { name: uniqueName('Forgotten') });
+    const article = expectJson(await send(server, 'POST', '/api/news/', { body: { name: uniqueName('Forgotten headline'), content: 'Text.' }, headers: moderator }), 201);
+    const word = `jj${person.id.slice(0, 6).toLowerCase().replace(/[^a-z]/g, 'q')}`;
+    await interruptedRename(personTitle, person.id, `Remembered ${word}`);
+    await interruptedRename(newsTitle, article.id, `Remembered ${word}`);
+    await eventually(async () => {
+      expect(await journal(`PERSON#${person.id}`)).toEqual([]);
+      expect(await journal(`NEWS#${article.id}`)).toEqual([]);
+    });
+    expect(ids((await get(`/api/persons/?q=${word}`)).results)).toEqual([person.id]);
+    expect(ids((await get(`/api/news/?q=${word}`)).results)).toEqual([article.id]);
   });
 });

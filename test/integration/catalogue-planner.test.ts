@@ -10,7 +10,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { animeEntity, animeIndex, ANIME_RELATIONS, type AnimeRecord } from '../../shared/db/animes.js';
-import { queryIndex, type IndexQuery } from '../../shared/db/catalogue-index.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { indexItems, queryIndex, sizeKeyOf, type IndexQuery } from '../../shared/db/catalogue-index.js';
+import { applyCatalogueChange } from '../../shared/db/catalogue-stream.js';
+import { getItems } from '../../shared/db/batch.js';
+import { db, tableName } from '../../shared/db/client.js';
 import { counterKeyOf } from '../../shared/db/records.js';
 import { commitStaged } from '../../shared/db/staged.js';
 import { titleWrite, type TitleDef } from '../../shared/db/titles.js';
@@ -184,7 +188,7 @@ describe('the catalogue planner against the contract', () => {
             where: where(q),
             ordering: { value: (r) => (r as unknown as Record<string, string | number | null>)[q.ordering]!, text: q.ordering === 'name', descending: q.descending },
           }).map((r) => r.id);
-          for (const driverMax of [undefined, 0]) {
+          for (const driverMax of [undefined, -1]) {
             const got = await walkBothWays(def, q, driverMax);
             expect(got.forward, JSON.stringify({ q, driverMax })).toEqual(expected);
             expect(got.backward, JSON.stringify({ q, driverMax, backward: true })).toEqual(expected);
@@ -193,5 +197,85 @@ describe('the catalogue planner against the contract', () => {
       }),
       { numRuns: 5 },
     );
+  });
+
+  it('reads a min_score range whole when its buckets say it is small, and ends a walk in the score ordering where the range ends', async () => {
+    const kind = `R${newId().replace(/[^A-Za-z]/g, '').slice(0, 8).toUpperCase()}`;
+    const def: TitleDef<AnimeRecord> = { entity: { ...animeEntity, kind }, index: { ...animeIndex, kind }, relations: ANIME_RELATIONS };
+    const scores = [null, null, null, null, 5, 6.5, 7.99, 8, 8.01, 8.5, 9.25, 10, null, 7.5];
+    const records = scores.map((score, i) => ({ ...record(fc.sample(animeArb, { numRuns: 1, seed: i })[0]!, newId()), score }));
+    // The list sizes the catalogue consumer keeps (one per posting, one per scored record's bucket).
+    const sizes = new Map<string, { pk: string; sk: string; n: number }>();
+    for (const r of records) {
+      r.name = `${r.name} ${r.id.slice(0, 4)}`;
+      const plan = titleWrite(def, null, { after: r, relations: {}, links: [] });
+      await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
+      for (const item of indexItems(def.index, r).values()) {
+        const key = sizeKeyOf(def.index, item);
+        if (key) sizes.set(`${key.pk} ${key.sk}`, { ...key, n: (sizes.get(`${key.pk} ${key.sk}`)?.n ?? 0) + 1 });
+      }
+    }
+    expect(sizes.get(`${kind}#L#R#score#8 N`)?.n).toBe(3);
+    expect(sizes.get(`${kind}#L#R#score#10 N`)?.n).toBe(1);
+    for (const size of sizes.values()) await db().send(new PutCommand({ TableName: tableName(), Item: size }));
+
+    const query = (least: number, ordering: string, descending: boolean, driverMax?: number, cursor: Cursor | null = null) =>
+      queryIndex(def.index, counterKeyOf(def.entity), { ordering, descending, limit: 2, cursor, terms: [], equals: {}, atLeast: { score: least } }, driverMax === undefined ? {} : { driverMax });
+    const expected = (least: number, ordering: string, descending: boolean) =>
+      referenceList(records, { searchFields: () => [], where: (r) => r.score !== null && r.score >= least, ordering: { value: (r) => (r as unknown as Record<string, string | number | null>)[ordering]!, text: ordering === 'name', descending } }).map((r) => r.id);
+    const walk = async (least: number, ordering: string, descending: boolean, driverMax?: number) => {
+      const ids: string[] = [];
+      const calls: number[] = [];
+      let cursor: Cursor | null = null;
+      do {
+        const page = await query(least, ordering, descending, driverMax, cursor);
+        ids.push(...page.entries.map((e) => e.id));
+        calls.push(page.calls);
+        cursor = page.next;
+      } while (cursor);
+      return { ids, calls };
+    };
+
+    // Small buckets: the range of the score ordering is the driver (sizes, then the range).
+    const driven = await query(8, 'name', false);
+    expect(driven.strategy).toBe('driver');
+    expect(driven.calls).toBe(2);
+    expect((await walk(8, 'name', false)).ids).toEqual(expected(8, 'name', false));
+    expect((await walk(9.9, 'aired_from', true)).ids).toEqual(expected(9.9, 'aired_from', true));
+    // Forced to walk: in the score ordering the walk stops at the range's end, both directions;
+    // a page of 2 holds the last two matches, so no empty page follows.
+    for (const descending of [true, false]) {
+      for (const least of [8, 8.02, 10, 0]) {
+        const { ids, calls } = await walk(least, 'score', descending, -1);
+        expect(ids).toEqual(expected(least, 'score', descending));
+        expect(calls.length).toBe(Math.max(1, Math.ceil(ids.length / 2)));
+        expect(calls.every((c) => c === 2)).toBe(true);
+      }
+    }
+    // Past the range: a cursor beyond its end reads nothing; one before its start reads it all.
+    const past = await query(8, 'score', true, -1, { d: 'n', k: '0' });
+    expect(past.entries).toEqual([]);
+    const before = await query(8, 'score', false, -1, { d: 'n', k: '0' });
+    expect(before.entries.map((e) => e.id)).toEqual(expected(8, 'score', false).slice(0, 2));
+  });
+
+  it('the catalogue consumer counts scored records in their buckets as their score entries come and go', async () => {
+    const r = { ...record(fc.sample(animeArb, { numRuns: 1, seed: 99 })[0]!, newId()), score: 7.25 };
+    const entry = (score: number | null) => [...indexItems(animeIndex, { ...r, score }).values()].find((i) => i.pk === 'ANIME#O#score#D')!;
+    const bucket = (b: number) => ({ pk: `ANIME#L#R#score#${b}`, sk: 'N' });
+    const counts = async () => (await getItems([bucket(7), bucket(9)])).map((i) => Number(i?.n ?? 0));
+    const [seven, nine] = await counts();
+    const keysOf = (i: Record<string, unknown>) => ({ pk: i.pk, sk: i.sk });
+    // Created scored 7.25, rescored 9 (the entry moves: removed, written), then unscored.
+    await applyCatalogueChange(keysOf(entry(7.25)), undefined, entry(7.25));
+    expect(await counts()).toEqual([seven! + 1, nine]);
+    await applyCatalogueChange(keysOf(entry(7.25)), entry(7.25), undefined);
+    await applyCatalogueChange(keysOf(entry(9)), undefined, entry(9));
+    expect(await counts()).toEqual([seven, nine! + 1]);
+    // A rewrite of the same entry (another field changed) counts nothing; an unscored entry has no bucket.
+    await applyCatalogueChange(keysOf(entry(9)), entry(9), { ...entry(9), sw: 'other' });
+    await applyCatalogueChange(keysOf(entry(9)), entry(9), undefined);
+    await applyCatalogueChange(keysOf(entry(null)), undefined, entry(null));
+    expect(await counts()).toEqual([seven, nine]);
   });
 });
