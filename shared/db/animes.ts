@@ -93,7 +93,7 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   numbers: { score: scoreNumber() },
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 1_200,
+  vectorBytes: 1_000,
 };
 
 export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS };

@@ -11,7 +11,8 @@
  * The vector: `id`, `o` (each ordering's raw value), `f` (each filter's values, as a list),
  * `x` (numbers compared by range filters) and `sw` (search text, text.ts).
  *
- * The planner reads the sizes of the lists a query names (one BatchGetItem), then
+ * The planner reads the sizes of the lists a query names and of its `min_score` range (one
+ * BatchGetItem), then
  *  - with no list: walks the ordering partition (one Query);
  *  - when the smallest list fits one Query page (entriesPerRead postings): reads it whole, keeps
  *    the records that satisfy every filter and term, and sorts them in memory by the sort key
@@ -48,9 +49,10 @@ export interface IndexDef<R extends BaseRecord> {
   /** Texts searched by `q`. */
   searchFields: (r: R) => string[];
   /**
-   * Bytes of a large index item of this entity (about the 99th percentile; the benchmark
-   * measures it on the generated catalogue and fails when items are larger): how many one Query
-   * page holds (entriesPerRead).
+   * Bytes of an index item of this entity, on average and with a margin (a read of hundreds of
+   * items holds about their mean size each; the benchmark measures it on the generated catalogue
+   * and fails when the mean is larger): how many one Query page holds (entriesPerRead). A read
+   * that still comes back incomplete costs a call, never a wrong result.
    */
   vectorBytes: number;
 }
@@ -76,7 +78,7 @@ export const READ_BYTES = 1_000_000;
 
 /**
  * Index items one Query reads at most: the largest list read whole (the driver) and the longest
- * walk, both one Query page of the index's large vectors (`vectorBytes`).
+ * walk, both one Query page of the index's items (`vectorBytes`).
  */
 export const entriesPerRead = <R extends BaseRecord>(def: IndexDef<R>): number => Math.floor(READ_BYTES / def.vectorBytes);
 

@@ -51,7 +51,7 @@ export const characterIndex: IndexDef<CharacterRecord> = {
   postings: { anime: 'anime', manga: 'manga', role: 'role', anime_role: 'anime_role', manga_role: 'manga_role' },
   searchFields: (r) => [r.name, r.name_kanji, ...r.nicknames],
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 1_800,
+  vectorBytes: 1_200,
 };
 
 export const characterTitle: TitleDef<CharacterRecord> = { entity: characterEntity, index: characterIndex, relations: [] };

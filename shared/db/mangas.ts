@@ -80,7 +80,7 @@ export const mangaIndex: IndexDef<MangaRecord> = {
   numbers: { score: scoreNumber() },
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 900,
+  vectorBytes: 750,
 };
 
 export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS };

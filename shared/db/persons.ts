@@ -46,7 +46,7 @@ export const personIndex: IndexDef<PersonRecord> = {
   postings: { category: 'category', language: 'language' },
   searchFields: (r) => [r.name, r.given_name, r.family_name, ...r.alternate_names],
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 400,
+  vectorBytes: 350,
 };
 
 export const personTitle: TitleDef<PersonRecord> = { entity: personEntity, index: personIndex, relations: PERSON_RELATIONS };

