@@ -158,6 +158,9 @@ interface ManifestEntry {
   sizes: Record<string, number>;
   loadedAt: string;
   report: LoadReport;
+  /** false while loading: the kinds in `loaded` are written, a later run resumes after them. */
+  complete?: boolean;
+  loaded?: Kind[];
 }
 type Manifest = Record<string, ManifestEntry>;
 
@@ -218,19 +221,26 @@ async function ensureCatalogue(env: BenchEnv, opts: BenchOptions, tableName: str
     entry.loader === LOADER_VERSION &&
     JSON.stringify(entry.sizes) === JSON.stringify(cat.sizes) &&
     (await tableExists(env, tableName));
-  if (same) {
+  if (same && entry.complete !== false) {
     const t = await timed(() => loadCatalogue({ cat, write: false, onRecord }));
     log.push(`Catalogue found in ${opts.dataDir} (loaded ${entry.loadedAt}): loading skipped; its records recomputed in memory in ${(t.ms / 1000).toFixed(1)} s.`);
     return { cat, rows, vectors, report: entry.report, reused: true };
   }
-  delete manifest[tableName];
+  // A load that stopped (e.g. the machine did) resumes after the kinds it wrote.
+  const skip = same ? (entry.loaded ?? []) : [];
+  if (!same) await freshTable(env, tableName);
+  const progress: ManifestEntry = { loader: LOADER_VERSION, scale: opts.scale, seed: opts.seed, today, kinds: LOADABLE_KINDS, sizes: { ...cat.sizes }, loadedAt: '', report: null as never, complete: false, loaded: [...skip] };
+  manifest[tableName] = progress;
   writeManifest(opts.dataDir, manifest);
-  await freshTable(env, tableName);
-  console.log(`  loading the ${opts.scale} catalogue (seed ${opts.seed}, ${today}) into ${tableName} in ${opts.dataDir}…`);
-  const report = await loadCatalogue({ cat, onRecord, onProgress: (line) => console.log(line) });
-  manifest[tableName] = { loader: LOADER_VERSION, scale: opts.scale, seed: opts.seed, today, kinds: LOADABLE_KINDS, sizes: { ...cat.sizes }, loadedAt: new Date().toISOString(), report };
+  console.log(`  loading the ${opts.scale} catalogue (seed ${opts.seed}, ${today}) into ${tableName} in ${opts.dataDir}${skip.length ? ` (resumed: ${skip.join(', ')} written before)` : ''}…`);
+  const onWritten = (kind: Kind) => {
+    progress.loaded!.push(kind);
+    writeManifest(opts.dataDir, manifest);
+  };
+  const report = await loadCatalogue({ cat, onRecord, skip, onWritten, onProgress: (line) => console.log(line) });
+  Object.assign(progress, { loadedAt: new Date().toISOString(), report, complete: true });
   writeManifest(opts.dataDir, manifest);
-  log.push(`Catalogue loaded into ${opts.dataDir} now.`);
+  log.push(skip.length ? `Catalogue load resumed in ${opts.dataDir} now (${skip.join(', ')} written by an earlier run; the figures are this run's).` : `Catalogue loaded into ${opts.dataDir} now.`);
   return { cat, rows, vectors, report, reused: false };
 }
 

@@ -141,6 +141,10 @@ export interface LoadOptions {
   write?: boolean;
   /** The moderator who creates the news articles (their `author`; default BENCH_EDITOR). */
   editor?: Caller;
+  /** Kinds whose items are in the table already (a load resumed): built and counted, not written again. */
+  skip?: readonly Kind[];
+  /** Called when every item of a kind is written (what a resumed load may skip). */
+  onWritten?: (kind: Kind) => void;
 }
 
 /**
@@ -155,6 +159,8 @@ class BatchWriter {
   private readonly inFlight = new Set<Promise<void>>();
   private failure: unknown = null;
   written = 0;
+  /** Items put meanwhile are dropped (they are in the table already). */
+  paused = false;
 
   constructor(
     private readonly limit: number,
@@ -162,7 +168,7 @@ class BatchWriter {
   ) {}
 
   async put(item: Item): Promise<void> {
-    if (this.dryRun) return;
+    if (this.dryRun || this.paused) return;
     this.pending.push(item);
     if (this.pending.length >= 25) await this.flush(25);
   }
@@ -217,6 +223,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   const kinds = opts.kinds ?? LOADABLE_KINDS;
   const stamp = opts.stamp ?? benchStamps(cat, kinds);
   const writer = new BatchWriter(opts.inFlight ?? 8, opts.write === false);
+  const skip = opts.skip ?? [];
   const started = Date.now();
   const ids: Partial<Record<Kind, string[]>> = {};
   /** Record items by `KIND#id` (only what a reference check reads: `rec.name`, `rec.type`). */
@@ -278,6 +285,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     const title = TITLES[kind];
     if (!taxonomy && !title) throw new Error(`the loader cannot load ${kind} yet (add it to TAXONOMY or TITLES)`);
     const entity = (taxonomy?.resource.entity ?? title!.resource.title.entity) as EntityDef<BaseRecord>;
+    writer.paused = skip.includes(kind);
     const list: string[] = (ids[kind] = []);
     let puts = 0;
     for (let i = 0; i < cat.sizes[kind]; i++) {
@@ -329,12 +337,15 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     if (taxonomy) counters.set(keyOf(counterKeyOf(entity)), { key: counterKeyOf(entity) as unknown as Item, n: cat.sizes[kind] });
     await writer.drain();
     reports.push({ kind, records: cat.sizes[kind], items: writer.written - before, seconds: (Date.now() - t0) / 1000 });
-    opts.onProgress?.(`  ${kind}: ${cat.sizes[kind]} records, ${writer.written - before} items in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    opts.onProgress?.(`  ${kind}: ${cat.sizes[kind]} records, ${writer.written - before} items in ${((Date.now() - t0) / 1000).toFixed(1)} s${writer.paused ? ' (written before)' : ''}`);
+    // A character's items are written with the appearances, below.
+    if (kind !== 'character' && !writer.paused && opts.write !== false) opts.onWritten?.(kind);
   }
 
   if (deferred.length > 0) {
     const t0 = Date.now();
     const before = writer.written;
+    writer.paused = skip.includes('character');
     // Each title naming a character updated its appearances once (a revision each), as the relations consumer does.
     for (const { i, record, relations } of deferred) {
       const items = appearances.get(record.id) ?? [];
@@ -350,7 +361,10 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       line.seconds += (Date.now() - t0) / 1000;
     }
     opts.onProgress?.(`  character items (with appearances): ${writer.written - before} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (!writer.paused && opts.write !== false) opts.onWritten?.('character');
   }
+  // The aggregates are always written (puts of their final values).
+  writer.paused = false;
 
   const t1 = Date.now();
   const before = writer.written;
