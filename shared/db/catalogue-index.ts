@@ -311,14 +311,14 @@ export async function readPostings<R extends BaseRecord>(def: IndexDef<R>, filte
   return (await queryAll(listPk(any(def), postingList(filter, value)))) as unknown as Vector[];
 }
 
-/** Reads a whole list in one Query, or `null` when it does not fit one page. */
-async function readList(pk: string): Promise<Vector[] | null> {
+/** Every item of a partition (or of a key range of it) in one Query, or `null` when they do not fit one page. */
+async function readWhole(pk: string, bounds: KeyBounds | null): Promise<Vector[] | null> {
   const out = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': 'pk' },
-      ExpressionAttributeValues: { ':pk': pk },
+      KeyConditionExpression: bounds === null ? '#pk = :pk' : bounds.hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+      ExpressionAttributeNames: bounds === null ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': pk, ...(bounds === null ? {} : { ':lo': bounds.lo, ...(bounds.hi === undefined ? {} : { ':hi': bounds.hi }) }) },
       ConsistentRead: true,
     }),
   );
@@ -372,21 +372,6 @@ function rangeBounds<R extends BaseRecord>(def: IndexDef<R>, r: Range, descendin
   return descending ? { lo: sortKey(r.number.bound(r.least), type, '', 'desc') } : { lo: sortKey(r.number.bound(r.least), type, '', 'asc'), hi: '2' };
 }
 
-/** Every entry of a key range of a partition, or `null` when they do not fit one Query page. */
-async function readRange(pk: string, bounds: KeyBounds): Promise<Vector[] | null> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: bounds.hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': pk, ':lo': bounds.lo, ...(bounds.hi === undefined ? {} : { ':hi': bounds.hi }) },
-      ConsistentRead: true,
-    }),
-  );
-  if (out.LastEvaluatedKey) return null;
-  return (out.Items ?? []) as unknown as Vector[];
-}
-
 /**
  * One page of an indexed list (ids and sort keys). `entityCount` is the key of the entity's
  * record counter, read with the list sizes (it makes the estimate and the exact `count`).
@@ -419,11 +404,11 @@ export async function queryIndex<R extends BaseRecord>(
   let at = 1;
   // Sizes are hints (kept by a stream consumer): a list that turns out longer than one page is
   // walked instead, so a wrong size costs a call, never a wrong result.
-  const candidates: { n: number; read: () => Promise<Vector[] | null> }[] = unique.map((list) => ({ n: size(at++), read: () => readList(listPk(d, list)) }));
+  const candidates: { n: number; read: () => Promise<Vector[] | null> }[] = unique.map((list) => ({ n: size(at++), read: () => readWhole(listPk(d, list), null) }));
   for (const r of ranges) {
     let n = 0;
     for (const _ of r.buckets) n += size(at++);
-    candidates.push({ n, read: () => readRange(orderingPk(d, r.number.ordering, true), rangeBounds(def, r, true)) });
+    candidates.push({ n, read: () => readWhole(orderingPk(d, r.number.ordering, true), rangeBounds(def, r, true)) });
   }
   const alsoItems = read.slice(at);
   first.check?.(alsoItems);
