@@ -62,6 +62,7 @@ export const animeEntity: EntityDef<AnimeRecord> = {
 
 export const animeIndex: IndexDef<AnimeRecord> = {
   kind: 'ANIME',
+  listOrder: 'name',
   orderings: rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
   filters: {
     media_type: (r) => [r.media_type],

@@ -5,23 +5,28 @@
  * Every record of an indexed entity K has small index items, each holding the record's
  * **vector** — what evaluating any filter, `q` and ordering needs, never the record itself:
  *   ordering entry  pk = K#O#<ordering>#A|D   sk = <sort key> (sort-keys.ts)
- *   posting         pk = K#P#<filter>#<value> sk = <id>     one per value of a filter the record has
- *   word posting    pk = K#W#<2 characters>   sk = <id>     one per distinct two-character start of its words
- *   list size       pk = K#L#<list>           sk = N        { n }: about how many postings a list has
+ *   posting         pk = K#P#<filter>#<value> sk = <sort key>  one per value of a filter the record has
+ *   word posting    pk = K#W#<2|3 characters> sk = <sort key>  one per distinct 2- and 3-character start of its words
+ *   list size       pk = K#L#<list>           sk = N           { n }: about how many postings a list has
+ * A list's sort key is the record's key in the partition of the default ordering (`listOrder`):
+ * a list is that partition restricted to the records with the value or word.
  * The vector: `id`, `o` (each ordering's raw value), `f` (each filter's values, as a list),
  * `x` (numbers compared by range filters) and `sw` (search text, text.ts).
  *
  * The planner reads the sizes of the lists a query names and of its `min_score` range (one
  * BatchGetItem), then
  *  - with no list: walks the ordering partition (one Query);
- *  - when the smallest list fits one Query page (entriesPerRead postings): reads it whole, keeps
- *    the records that satisfy every filter and term, and sorts them in memory by the sort key
- *    the ordering partition would give them, so every page is full;
+ *  - in the default ordering: walks the smallest list in order with a filter expression of
+ *    every other condition (unless a `min_score` range is far smaller: then as below);
+ *  - when the smallest list fits the page's reads: reads it whole, keeps the records that satisfy
+ *    every filter and term, and sorts them in memory by the sort key the ordering partition
+ *    would give them, so every page is full;
  *  - otherwise: walks the ordering partition with a filter expression, reading as many entries
- *    as the lists' sizes say should hold a page of matches (at most one Query page).
+ *    as the lists' sizes say should hold a page of matches.
+ * The first page reads one Query page of index items; later pages up to READS_PER_PAGE.
  * Cursors hold the sort key of the boundary record in every case, so a client may cross from
  * one strategy to the other between pages (the data changed) and still sees each record once.
- * The page's records are then read with one BatchGetItem: a list page costs at most 3 calls.
+ * The page's records are then read with one BatchGetItem: a first page costs at most 3 calls.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
@@ -36,6 +41,12 @@ export interface IndexDef<R extends BaseRecord> {
   /** Key prefix, e.g. `ANIME`. */
   kind: string;
   orderings: Record<string, Ordering<R>>;
+  /**
+   * The list's default ordering (`name`, `-created_at`; the resource's `defaultOrdering` is this):
+   * posting and word lists are sorted as its partition is, so in this ordering a list is walked
+   * in order, not read whole.
+   */
+  listOrder: string;
   /** Equality filters: the values a record has (none, one or several). */
   filters: Record<string, (r: R) => readonly string[]>;
   /**
@@ -77,10 +88,16 @@ export interface RangeNumber<R> {
 export const READ_BYTES = 1_000_000;
 
 /**
- * Index items one Query reads at most: the largest list read whole (the driver) and the longest
- * walk, both one Query page of the index's items (`vectorBytes`).
+ * Index items one Query reads at most: one Query page of the index's items (`vectorBytes`).
  */
 export const entriesPerRead = <R extends BaseRecord>(def: IndexDef<R>): number => Math.floor(READ_BYTES / def.vectorBytes);
+
+/**
+ * Query pages of index items a list page may read after the first page (a driver list up to
+ * this many pages long is read whole; a walk reads up to this many to fill its page). The
+ * first page reads one, so that it costs at most 3 calls.
+ */
+export const READS_PER_PAGE = 4;
 
 type AnyIndex = IndexDef<BaseRecord>;
 const any = <R extends BaseRecord>(def: IndexDef<R>) => def as unknown as AnyIndex;
@@ -91,18 +108,35 @@ const wordList = (start: string) => `W#${start}`;
 const listPk = (def: AnyIndex, list: string) => `${def.kind}#${list}`;
 const sizeKey = (def: AnyIndex, list: string): ItemKey => ({ pk: `${def.kind}#L#${list}`, sk: 'N' });
 
+/** The ordering and direction of an index's lists (its `listOrder`). */
+function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
+  const descending = def.listOrder.startsWith('-');
+  const ordering = def.listOrder.replace(/^-/, '');
+  if (!Object.hasOwn(def.orderings, ordering)) throw new Error(`${def.kind}: listOrder ${def.listOrder} is not an ordering`);
+  return { ordering, descending };
+}
+
 /** The partition-key patterns of every index item of an entity (for `dynamodb:LeadingKeys`). */
 export const indexKeys = <R extends BaseRecord>(def: IndexDef<R>): string[] =>
   ['O', 'P', 'W', 'L'].map((family) => `${def.kind}#${family}#*`);
 
-/** The two-character starts of the words of a search text: the word lists a record is on. */
+/**
+ * Word lists are keyed by the first WORD_KEYS[i] characters of a word: a term of 2 characters
+ * is looked up in the list of its 2 characters, a longer one in the list of its first 3 (a
+ * two-character list of a common start, `sa`, holds tens of thousands of records; `sak` a few
+ * hundred). A term of one character has no list: it walks.
+ */
+const WORD_KEYS = [2, 3] as const;
+
+/** The starts of the words of a search text (2 and 3 characters): the word lists a record is on. */
 export function wordStarts(sw: string): string[] {
   const starts = new Set<string>();
   for (const run of sw.split(' ')) {
     const chars = [...run];
     // Words start at the run's start and, for Han, kana and Hangul, at any of their characters.
     for (let i = 0; i + 1 < chars.length; i++) {
-      if (i === 0 || startsWordInsideRun(chars[i]!)) starts.add(chars[i]! + chars[i + 1]!);
+      if (i > 0 && !startsWordInsideRun(chars[i]!)) continue;
+      for (const n of WORD_KEYS) if (i + n <= chars.length) starts.add(chars.slice(i, i + n).join(''));
     }
   }
   return [...starts];
@@ -111,7 +145,8 @@ export function wordStarts(sw: string): string[] {
 /** The word list a term is looked up in (terms of one character have none: they walk). */
 export const termList = (term: string): string | null => {
   const chars = [...term];
-  return chars.length >= 2 ? wordList(chars[0]! + chars[1]!) : null;
+  const n = [...WORD_KEYS].reverse().find((k) => chars.length >= k);
+  return n === undefined ? null : wordList(chars.slice(0, n).join(''));
 };
 
 export interface Vector {
@@ -146,7 +181,10 @@ export function indexItems<R extends BaseRecord>(def: IndexDef<R>, r: R): Map<st
     if (def.postings[name] === name) for (const value of values) lists.add(postingList(name, value));
   }
   for (const start of wordStarts(v.sw)) lists.add(wordList(start));
-  for (const list of lists) add(listPk(d, list), r.id);
+  const { ordering, descending } = listOrderOf(d);
+  const o = def.orderings[ordering]!;
+  const sk = sortKey(o.value(r), o.type, r.id, descending ? 'desc' : 'asc');
+  for (const list of lists) add(listPk(d, list), sk);
   return items;
 }
 
@@ -226,7 +264,7 @@ export interface IndexResult {
   alsoItems: (Item | null)[];
   /** DynamoDB calls made (for the benchmark). */
   calls: number;
-  strategy: 'walk' | 'driver';
+  strategy: 'walk' | 'driver' | 'list';
 }
 
 function matches(v: Vector, q: IndexQuery): boolean {
@@ -311,19 +349,40 @@ export async function readPostings<R extends BaseRecord>(def: IndexDef<R>, filte
   return (await queryAll(listPk(any(def), postingList(filter, value)))) as unknown as Vector[];
 }
 
-/** Every item of a partition (or of a key range of it) in one Query, or `null` when they do not fit one page. */
-async function readWhole(pk: string, bounds: KeyBounds | null): Promise<Vector[] | null> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: bounds === null ? '#pk = :pk' : bounds.hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
-      ExpressionAttributeNames: bounds === null ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': pk, ...(bounds === null ? {} : { ':lo': bounds.lo, ...(bounds.hi === undefined ? {} : { ':hi': bounds.hi }) }) },
-      ConsistentRead: true,
-    }),
-  );
-  if (out.LastEvaluatedKey) return null;
-  return (out.Items ?? []) as unknown as Vector[];
+/**
+ * Every item of a partition (or of a key range of it) in at most `pages` Queries, or `null` when
+ * they do not fit; `reads` is the number of Queries made either way.
+ */
+async function readWhole(pk: string, bounds: KeyBounds | null, pages: number, limit: number | undefined): Promise<{ vectors: Vector[] | null; reads: number }> {
+  const vectors: Vector[] = [];
+  let start: Record<string, unknown> | undefined;
+  for (let reads = 1; ; reads++) {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: bounds === null ? '#pk = :pk' : bounds.hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+        ExpressionAttributeNames: bounds === null ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': pk, ...(bounds === null ? {} : { ':lo': bounds.lo, ...(bounds.hi === undefined ? {} : { ':hi': bounds.hi }) }) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    vectors.push(...((out.Items ?? []) as unknown as Vector[]));
+    start = out.LastEvaluatedKey;
+    if (!start) return { vectors, reads };
+    if (reads >= pages) return { vectors: null, reads };
+  }
+}
+
+/** True when every record of the query's one list matches it: a single condition, served by its own list. */
+function exactList<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): boolean {
+  const equals = Object.keys(q.equals);
+  const conditions = equals.length + Object.keys(q.atLeast ?? {}).length + q.terms.length;
+  if (conditions !== 1) return false;
+  if (equals.length === 1) return def.postings[equals[0]!] === equals[0];
+  const term = q.terms[0];
+  return term !== undefined && (WORD_KEYS as readonly number[]).includes([...term].length);
 }
 
 /** The posting and word lists a query names (each once). */
@@ -375,6 +434,11 @@ function rangeBounds<R extends BaseRecord>(def: IndexDef<R>, r: Range, descendin
 /**
  * One page of an indexed list (ids and sort keys). `entityCount` is the key of the entity's
  * record counter, read with the list sizes (it makes the estimate and the exact `count`).
+ *
+ * The first page reads one Query page of index items (3 calls in all). A later page may read
+ * READS_PER_PAGE: a driver list of up to that many pages, or a walk that reads on until its page
+ * is full — so that, whatever the filters, a client collects m matches in about m / limit
+ * requests, the first of which may be short.
  */
 export async function queryIndex<R extends BaseRecord>(
   def: IndexDef<R>,
@@ -387,8 +451,14 @@ export async function queryIndex<R extends BaseRecord>(
     check?: (items: (Item | null)[]) => void;
     /** How to read the first call's items (e.g. with items already read for the request). */
     read?: (keys: readonly ItemKey[]) => Promise<(Item | null)[]>;
-    /** The largest list read whole (default entriesPerRead; tests set -1 to make every query walk). */
-    driverMax?: number;
+    /**
+     * Tests: one plan, where it applies (`driver`: the smallest list or range read whole, a walk
+     * when it does not fit; `list`: the smallest list walked in the default ordering; `walk`:
+     * the ordering partition walked). By default the planner chooses.
+     */
+    force?: 'driver' | 'list' | 'walk';
+    /** Index items per Query (default entriesPerRead; tests set a few, with `Limit`, to make lists and walks span several reads). */
+    perRead?: number;
   } = {},
 ): Promise<IndexResult> {
   const d = any(def);
@@ -396,63 +466,80 @@ export async function queryIndex<R extends BaseRecord>(
   if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
   const unique = namedLists(def, q);
   const ranges = rangesOf(def, q);
+  const perRead = first.perRead ?? entriesPerRead(def);
+  const limit = first.perRead === undefined ? undefined : perRead;
+  const reads = q.cursor === null ? 1 : READS_PER_PAGE;
   // One call: the record count, the list sizes, the range buckets and what the caller wants read with them.
   const also = first.also ?? [];
   const read = await (first.read ?? getItems)([...planKeys(def, entityCount, q), ...also]);
   const size = (i: number) => Number(read[i]?.n ?? 0);
   const total = size(0);
   let at = 1;
-  // Sizes are hints (kept by a stream consumer): a list that turns out longer than one page is
-  // walked instead, so a wrong size costs a call, never a wrong result.
-  const candidates: { n: number; read: () => Promise<Vector[] | null> }[] = unique.map((list) => ({ n: size(at++), read: () => readWhole(listPk(d, list), null) }));
+  // Sizes are hints (kept by a stream consumer): a list that turns out longer than the page's
+  // reads is walked instead, so a wrong size costs calls, never a wrong result.
+  const candidates: { n: number; pk: string; bounds: KeyBounds | null }[] = unique.map((list) => ({ n: size(at++), pk: listPk(d, list), bounds: null }));
   for (const r of ranges) {
     let n = 0;
     for (const _ of r.buckets) n += size(at++);
-    candidates.push({ n, read: () => readWhole(orderingPk(d, r.number.ordering, true), rangeBounds(def, r, true)) });
+    candidates.push({ n, pk: orderingPk(d, r.number.ordering, true), bounds: rangeBounds(def, r, true) });
   }
   const alsoItems = read.slice(at);
   first.check?.(alsoItems);
   let calls = 1;
-  const smallest = [...candidates].sort((a, b) => a.n - b.n)[0];
+  const bySize = [...candidates].sort((a, b) => a.n - b.n);
+  const smallest = bySize[0];
+  /** The share of the records that pass the lists' and ranges' conditions, taken as independent. */
+  const shareOf = (cs: readonly (typeof candidates)[number][]) => cs.reduce((x, c) => x * Math.min(1, c.n / Math.max(total, 1)), 1);
+  /**
+   * Entries a walk evaluates at first: what should hold a page of matches. The first page has
+   * one read, and the share is an estimate (filters taken as independent of each other and of
+   * the order; a one-letter term has none): it reads a whole Query page, so that the page comes
+   * back full whenever one read can fill it. Later pages start from the estimate and read on.
+   */
+  const budgetFor = (share: number) =>
+    q.cursor === null || q.terms.some((t) => termList(t) === null) ? perRead : Math.min(perRead, Math.max(q.limit + 1, Math.ceil(((q.limit + 1) / Math.max(share, 1e-6)) * 1.25)));
+  /** A page of a partition in list order (an ordering's, or a list in the default ordering), filtered by every condition. */
+  const walk = async (strategy: IndexResult['strategy'], pk: string, budget: number, bounds: KeyBounds | undefined): Promise<IndexResult> => {
+    const page = await queryIndexPage(
+      { pk, forward: !q.descending, limit: q.limit, cursor: q.cursor, filter: walkFilter(q), budget, maxBudget: perRead, maxReads: reads, ...(bounds ? { bounds } : {}) },
+      (item) => String(item.id),
+    );
+    calls += page.reads;
+    return { entries: page.items.map((i) => ({ id: i.value, sk: i.sk })), next: page.next, previous: page.previous, total, alsoItems, calls, strategy };
+  };
 
-  const perRead = entriesPerRead(def);
-  if (smallest && smallest.n <= (first.driverMax ?? perRead)) {
-    const vectors = await smallest.read();
-    calls++;
-    if (vectors) {
-      const { entries, next, previous } = vectorPage(def, vectors, q);
+  // In the default ordering the smallest list is walked in order: it reads until the page is
+  // full, never more than the list. Only a range far smaller than that walk is read instead.
+  const inOrder = `${q.descending ? '-' : ''}${q.ordering}` === def.listOrder;
+  const list = bySize.find((c) => c.bounds === null);
+  if (inOrder && list && first.force !== 'walk' && first.force !== 'driver') {
+    // Every entry of the list passes its own condition; the others pass in about this share.
+    const density = shareOf(candidates.filter((c) => c !== list));
+    const walked = Math.min(list.n, ((q.limit + 1) / Math.max(density, 1e-6)) * 1.25);
+    const rangeFirst = smallest !== list && smallest!.n <= perRead * reads && smallest!.n < walked;
+    // When the list is exactly the query's one condition every entry matches: a page reads limit + 1.
+    const budget = exactList(def, q) ? q.limit + 1 : budgetFor(density);
+    if (first.force === 'list' || !rangeFirst) return walk('list', list.pk, budget, undefined);
+  }
+  if (smallest && first.force !== 'walk' && (first.force === 'driver' || smallest.n <= perRead * reads)) {
+    const whole = await readWhole(smallest.pk, smallest.bounds, reads, limit);
+    calls += whole.reads;
+    if (whole.vectors) {
+      const { entries, next, previous } = vectorPage(def, whole.vectors, q);
       return { entries, next, previous, total, alsoItems, calls, strategy: 'driver' };
     }
   }
-  // Walk the ordering partition; read what should hold a page of matches if the filters were
-  // independent (the product of the lists' shares of the records). A term of one character has
-  // no list, so no share: its walk reads as much as one call may.
-  const share = candidates.reduce((s, c) => s * Math.min(1, c.n / Math.max(total, 1)), 1);
-  const wanted = q.terms.some((t) => termList(t) === null) ? perRead : Math.ceil(((q.limit + 1) / Math.max(share, 1e-6)) * 1.25);
-  const budget = Math.min(perRead, Math.max(q.limit + 1, wanted));
-  // A range on the ordering's own number bounds the walk: it ends where the range does.
+  // Walk the ordering partition, reading what should hold a page of matches if the filters were
+  // independent. A range on the ordering's own number bounds the walk: it ends where the range does.
   const bounded = ranges.find((r) => r.number.ordering === q.ordering);
-  const page = await queryIndexPage(
-    {
-      pk: orderingPk(d, q.ordering, q.descending),
-      forward: !q.descending,
-      limit: q.limit,
-      cursor: q.cursor,
-      filter: walkFilter(q),
-      budget,
-      ...(bounded ? { bounds: rangeBounds(def, bounded, q.descending) } : {}),
-    },
-    (item) => String(item.id),
-  );
-  calls += page.reads;
-  return { entries: page.items.map((i) => ({ id: i.value, sk: i.sk })), next: page.next, previous: page.previous, total, alsoItems, calls, strategy: 'walk' };
+  return walk('walk', orderingPk(d, q.ordering, q.descending), budgetFor(shareOf(candidates)), bounded ? rangeBounds(def, bounded, q.descending) : undefined);
 }
 
 /** The ids of the records with `value` among a posting filter's values (every posting of the list). */
 export async function postingIds<R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): Promise<string[]> {
   const d = any(def);
   const items = await queryAll(listPk(d, postingList(def.postings[filter] ?? filter, value)));
-  return items.map((i) => String(i.sk));
+  return items.map((i) => String(i.id));
 }
 
 /** Whether any record has `value` among a posting filter's values (one posting read). */

@@ -1,9 +1,10 @@
 /**
  * One page of an ordering index partition (see sort-keys.ts) with cursor semantics of API.md
- * §1.5. One Query per page, strongly consistent; a filter expression is applied with a bounded
- * read (at most `readBudget(limit)` items evaluated), so a filtered page may be short — even
- * empty — while `next` is set. Backward pages with a filter read on until they find a record
- * (see MAX_BACKWARD_READS).
+ * §1.5, strongly consistent. Without a filter, one Query of `limit + 1` items. With a filter
+ * expression each Query evaluates a bounded number of items (`budget`), so a page may take
+ * several: it reads on until it holds `limit + 1` matches, the partition ends or `maxReads`
+ * Queries are made (default 1: the page may then be short, even empty, while `next` is set).
+ * Backward pages with a filter read on until they find a record (see MAX_BACKWARD_READS).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
@@ -28,8 +29,14 @@ export interface IndexPageRequest {
   limit: number;
   cursor: Cursor | null;
   filter?: IndexFilter;
-  /** Items evaluated per filtered Query (default readBudget(limit)). */
+  /** Items evaluated by the first filtered Query (default readBudget(limit)). */
   budget?: number;
+  /**
+   * Queries a filtered page may make to fill itself (default 1); those after the first evaluate
+   * what the matches so far say should complete the page, at most `maxBudget` items.
+   */
+  maxReads?: number;
+  maxBudget?: number;
   /** Only keys in this range (e.g. a range filter on the ordering's own value). */
   bounds?: KeyBounds;
 }
@@ -61,14 +68,14 @@ export async function queryIndexPage<T>(
   const towardsEnd = req.cursor === null || req.cursor.d === 'n';
   // Reading towards the end of the list follows the partition's list order.
   const scanForward = towardsEnd === req.forward;
-  const query = async (from: { k: string; inclusive: boolean } | null) => {
+  const query = async (from: { k: string; inclusive: boolean } | null, budget: number) => {
     const names: Record<string, string> = { '#pk': 'pk', ...req.filter?.names };
     const values: Record<string, unknown> = { ':pk': req.pk, ...req.filter?.values };
     let keyCondition = '#pk = :pk';
     let start: Record<string, string> | undefined;
     if (req.bounds) {
       const range = boundedFrom(req.bounds, from, scanForward);
-      if (range === null) return { Items: [], LastEvaluatedKey: undefined };
+      if (range === null) return { Items: [], LastEvaluatedKey: undefined, ScannedCount: 0 };
       if (range.start !== undefined) start = { pk: req.pk, sk: range.start };
       const { lo, hi } = range;
       if (lo !== undefined || hi !== undefined) names['#sk'] = 'sk';
@@ -93,20 +100,31 @@ export async function queryIndexPage<T>(
         ExpressionAttributeValues: values,
         ScanIndexForward: scanForward,
         ConsistentRead: true,
-        Limit: req.filter ? (req.budget ?? readBudget(req.limit)) : req.limit + 1,
+        Limit: req.filter ? budget : req.limit + 1,
       }),
     );
   };
   const evaluated: Record<string, unknown>[] = [];
   let lastEvaluated: string | undefined;
   let from = req.cursor ? { k: req.cursor.k, inclusive: req.cursor.i === true } : null;
+  const first = req.budget ?? readBudget(req.limit);
+  const maxReads = req.maxReads ?? 1;
+  let budget = first;
+  let scanned = 0;
   let reads = 1;
   for (; ; reads++) {
-    const out = await query(from);
+    const out = await query(from, budget);
     evaluated.push(...(out.Items ?? []));
+    scanned += out.ScannedCount ?? 0;
     lastEvaluated = out.LastEvaluatedKey?.sk as string | undefined;
-    if (towardsEnd || evaluated.length > 0 || lastEvaluated === undefined || reads >= MAX_BACKWARD_READS) break;
+    if (lastEvaluated === undefined || evaluated.length > req.limit) break;
+    // Reading on: towards the end while the page is not full; backwards also until a record is found.
+    const more = reads < maxReads || (!towardsEnd && evaluated.length === 0 && reads < MAX_BACKWARD_READS);
+    if (!more) break;
     from = { k: lastEvaluated, inclusive: false };
+    // The matches so far give the share of the items that match: read what should complete the page.
+    const wanted = evaluated.length === 0 ? Infinity : ((req.limit + 1 - evaluated.length) * scanned * 1.25) / evaluated.length;
+    budget = Math.ceil(Math.min(req.maxBudget ?? first, Math.max(req.limit + 1, wanted)));
   }
   const read = evaluated.map((item) => ({ sk: String(item.sk), value: project(item) }));
   const truncated = read.length > req.limit;

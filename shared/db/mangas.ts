@@ -57,6 +57,7 @@ export const mangaEntity: EntityDef<MangaRecord> = {
 
 export const mangaIndex: IndexDef<MangaRecord> = {
   kind: 'MANGA',
+  listOrder: 'name',
   orderings: rankedOrderings<MangaRecord>({ key: 'published_from', value: (r) => r.published_from }),
   filters: {
     media_type: (r) => [r.media_type],

@@ -38,6 +38,7 @@ export const newsEntity: EntityDef<NewsRecord> = {
 
 export const newsIndex: IndexDef<NewsRecord> = {
   kind: 'NEWS',
+  listOrder: '-created_at',
   orderings: {
     created_at: { value: (r) => r.created_at, type: 'plain' },
     name: { value: (r) => r.name, type: 'text' },

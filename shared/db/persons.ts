@@ -33,6 +33,7 @@ export const personEntity: EntityDef<PersonRecord> = {
 
 export const personIndex: IndexDef<PersonRecord> = {
   kind: 'PERSON',
+  listOrder: 'name',
   orderings: {
     name: { value: (r) => r.name, type: 'text' },
     birthday: { value: (r) => r.birthday, type: 'plain' },

@@ -213,7 +213,8 @@ export const animes: TitleResource<AnimeRecord> = {
   read: animeRead,
   list: {
     orderings: ['name', 'aired_from', 'score', 'members', 'favorites', 'rank', 'popularity', 'created_at', 'updated_at'],
-    defaultOrdering: 'name',
+    // The index's posting lists follow the default ordering (catalogue-index.ts).
+    defaultOrdering: animeTitle.index.listOrder,
     search: true,
     filters: {
       media_type: enumParam(AnimeMediaType),

@@ -53,7 +53,8 @@ export const characters: TitleResource<CharacterRecord> = {
   listRead: characterListItem,
   list: {
     orderings: ['name', 'favorites', 'members', 'created_at'],
-    defaultOrdering: 'name',
+    // The index's posting lists follow the default ordering (catalogue-index.ts).
+    defaultOrdering: characterTitle.index.listOrder,
     search: true,
     filters: { anime: idParam, manga: idParam, role: enumParam(CharacterRole) },
     references: { anime: 'ANIME', manga: 'MANGA' },

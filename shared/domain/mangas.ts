@@ -123,7 +123,8 @@ export const mangas: TitleResource<MangaRecord> = {
   read: mangaRead,
   list: {
     orderings: ['name', 'published_from', 'score', 'members', 'favorites', 'rank', 'popularity', 'created_at', 'updated_at'],
-    defaultOrdering: 'name',
+    // The index's posting lists follow the default ordering (catalogue-index.ts).
+    defaultOrdering: mangaTitle.index.listOrder,
     search: true,
     filters: {
       media_type: enumParam(MangaMediaType),

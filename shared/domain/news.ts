@@ -62,7 +62,8 @@ export const news: TitleResource<NewsRecord> = {
   // `content` is stored with the record; only list items leave it out. No reverse views.
   list: {
     orderings: ['created_at', 'name'],
-    defaultOrdering: '-created_at',
+    // The index's posting lists follow the default ordering (catalogue-index.ts).
+    defaultOrdering: newsTitle.index.listOrder,
     search: true,
     filters: { tag: enumParam(NewsTag), anime: idParam, manga: idParam },
     references: { anime: 'ANIME', manga: 'MANGA' },

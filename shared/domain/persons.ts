@@ -66,7 +66,8 @@ export const persons: TitleResource<PersonRecord> = {
   listRead: personListItem,
   list: {
     orderings: ['name', 'birthday', 'favorites', 'created_at'],
-    defaultOrdering: 'name',
+    // The index's posting lists follow the default ordering (catalogue-index.ts).
+    defaultOrdering: personTitle.index.listOrder,
     search: true,
     filters: { category: enumParam(PersonCategory), language: enumParam(Language) },
   },
