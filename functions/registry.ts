@@ -13,6 +13,7 @@ import { routes as magazines } from './magazines/routes.js';
 import { routes as mangas } from './mangas/routes.js';
 import { routes as news } from './news/routes.js';
 import { routes as persons } from './persons/routes.js';
+import { routes as playlists } from './playlists/routes.js';
 import { routes as producers } from './producers/routes.js';
 import { routes as profiles } from './profiles/routes.js';
 import { routes as socials } from './socials/routes.js';
@@ -21,7 +22,7 @@ import { routes as themes } from './themes/routes.js';
 import { routes as tokens } from './tokens/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, producers, profiles, socials, themes, tokens, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, playlists, producers, profiles, socials, themes, tokens, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

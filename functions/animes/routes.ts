@@ -10,6 +10,7 @@ import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
 import { castFilters, castItem, castOrderings, staffItem, staffOrderings } from '../../shared/domain/casts.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { ANIME_LIST, statsRead } from '../../shared/domain/playlists.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 import * as z from 'zod';
 
@@ -43,4 +44,9 @@ export const routes = {
     response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], keys: OWN,
   }),
   news: linkedListRoute(animeNews, { name: 'animes.news', path: '/api/animes/{id}/news/', summary: 'List the news of an anime', keys: [...OWN, titleKeys(newsTitle), TOMBSTONE_KEYS] }),
+  stats: defineRoute({
+    name: 'animes.stats', method: 'GET', path: '/api/animes/{id}/stats/', access: 'public',
+    summary: 'Retrieve its statistics', description: 'Counts of list items per status and score (§3.13, §5.1), exact after every list change.',
+    response: { status: 200, schema: statsRead(ANIME_LIST) }, errors: ['not-found'], keys: [titleKeys(animeTitle), TOMBSTONE_KEYS],
+  }),
 };

@@ -11,6 +11,7 @@ import { crudRoutes, linkedListRoute } from '../../shared/http/crud-routes.js';
 import { newsTitle } from '../../shared/db/news.js';
 import { mangaNews } from '../../shared/domain/news.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { MANGA_LIST, statsRead } from '../../shared/domain/playlists.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
 export const routes = {
@@ -28,5 +29,10 @@ export const routes = {
     summary: "List a manga's pictures",
     query: z.object({ ordering: orderingParam(mediaOrderings, 'position') }),
     response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], keys: [titleKeys(mangaTitle)],
+  }),
+  stats: defineRoute({
+    name: 'mangas.stats', method: 'GET', path: '/api/mangas/{id}/stats/', access: 'public',
+    summary: 'Retrieve its statistics', description: 'Counts of list items per status and score (§3.13, §5.1), exact after every list change.',
+    response: { status: 200, schema: statsRead(MANGA_LIST) }, errors: ['not-found'], keys: [titleKeys(mangaTitle), TOMBSTONE_KEYS],
   }),
 };

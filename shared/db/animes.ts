@@ -2,6 +2,7 @@
  * Animes (API.md §3.3): a title entity (titles.ts) with a unique name, the search and filter
  * index of `GET /api/animes/` (catalogue-index.ts) and the written arrays kept in chunks.
  */
+import { AnimeListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
 import type { IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
@@ -97,4 +98,4 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   vectorBytes: 1_000,
 };
 
-export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS };
+export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS, listStatuses: AnimeListStatus };

@@ -65,7 +65,7 @@ export async function retryOnConflict<T>(attempt: () => Promise<T>, tries = 4): 
       return await attempt();
     } catch (err) {
       if (i >= tries || !isTransactionConflict(err)) throw err;
-      await new Promise((r) => setTimeout(r, 10 * 2 ** i + Math.random() * 20));
+      await new Promise((r) => setTimeout(r, Math.min(400, 10 * 2 ** i) * (0.5 + Math.random())));
     }
   }
 }

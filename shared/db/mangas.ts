@@ -4,6 +4,7 @@
  * written arrays kept in chunks (`characters`, `pictures`). Authors are embedded in the record
  * (`{id, name, role}` in written order): at most 20, and the list filters by them.
  */
+import { MangaListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
 import type { Ref } from './animes.js';
 import type { IndexDef } from './catalogue-index.js';
@@ -84,4 +85,4 @@ export const mangaIndex: IndexDef<MangaRecord> = {
   vectorBytes: 750,
 };
 
-export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS };
+export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS, listStatuses: MangaListStatus };

@@ -150,6 +150,29 @@ export const put = (item: Item, condition?: Condition) => ({
       : {}),
   },
 });
+/** An update that sets every attribute of `item` but its key (the item's other attributes stay). */
+export const update = (item: Item, condition: Condition) => {
+  const names: Record<string, string> = { ...condition.names };
+  const values: Item = { ...condition.values };
+  const sets = Object.entries(item)
+    .filter(([k]) => k !== 'pk' && k !== 'sk')
+    .map(([k, v], i) => {
+      names[`#u${i}`] = k;
+      values[`:u${i}`] = v;
+      return `#u${i} = :u${i}`;
+    });
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: condition.expression,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+};
 export const del = (key: ItemKey, condition?: Condition) => ({
   Delete: {
     TableName: tableName(),
@@ -229,18 +252,23 @@ export function replacePlan<R extends BaseRecord>(
   after: R,
   priv: Record<string, unknown> | undefined = before.priv,
   extra: Item = {},
+  options: {
+    /** Update the record item's attributes instead of putting it whole (attributes others keep, e.g. a title's `stats`, stay). */
+    update?: boolean;
+  } = {},
 ): WritePlan {
   const d = anyDef(def);
   const rekeyed = after.id !== before.record.id;
   const rev = rekeyed ? 1 : before.rev + 1;
   const sw = searchText(def.searchFields?.(after) ?? []);
   const record = { ...extra, ...recordKey(d, after.id), kind: def.kind, rev, rec: after, sw, ...(priv ? { priv } : {}) };
+  if (options.update && rekeyed) throw new Error('a re-keyed record is put, not updated');
   const entries: [object, Meaning][] = rekeyed
     ? [
         [del(recordKey(d, before.record.id), AT_REV(before.rev)), { what: 'record', kind: def.kind }],
         [put(record, NEW), { what: 'record', kind: def.kind }],
       ]
-    : [[put(record, AT_REV(before.rev)), { what: 'record', kind: def.kind }]];
+    : [[options.update ? update(record, AT_REV(before.rev)) : put(record, AT_REV(before.rev)), { what: 'record', kind: def.kind }]];
   for (const u of def.unique ?? []) {
     const oldKey = u.key(before.record);
     const newKey = u.key(after);
@@ -313,6 +341,19 @@ export class StaleRecord extends Error {
  * record (StaleRecord), or the plan's own error.
  */
 export async function commit(...plans: WritePlan[]): Promise<void> {
+  return commitTrying(4, plans);
+}
+
+/**
+ * As commit, for transactions on items many requests write at once (a popular title's counters,
+ * list edits): conflicting transactions are retried more often (with growing, jittered waits)
+ * before the request gives up with 503.
+ */
+export async function commitContended(...plans: WritePlan[]): Promise<void> {
+  return commitTrying(10, plans);
+}
+
+async function commitTrying(tries: number, plans: WritePlan[]): Promise<void> {
   const items = plans.flatMap((p) => p.items);
   const meanings = plans.flatMap((p) => p.meanings);
   if (items.length > 100) throw new Error(`a transaction of ${items.length} items is over DynamoDB's limit of 100`);
@@ -337,6 +378,7 @@ export async function commit(...plans: WritePlan[]): Promise<void> {
         }
         throw err;
       }),
+    tries,
   );
 }
 

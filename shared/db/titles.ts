@@ -2,7 +2,7 @@
  * Storage of the catalogue's large records — animes, characters and persons now, mangas next —
  * whose writes may carry relations (docs/data-model.md "Catalogue titles"):
  *
- *   record         pk = K#<id>                 sk = R         { rec, rev, sw, kind } (records.ts)
+ *   record         pk = K#<id>                 sk = R         { rec, rev, sw, kind, st_* } (records.ts)
  *   name claim     pk = K#U#name#<key>         sk = U         { id }                 (records.ts)
  *   counter        pk = K#N                    sk = N         { n }                  (records.ts)
  *   chunk          pk = K#<id>                 sk = C#<relation>#<n>  { entries }   written arrays (cast, staff, videos, pictures)
@@ -14,6 +14,12 @@
  * the contract's maxima (500 characters with 20 voice actors each, 300 staff, …) fit DynamoDB's
  * 400 KB items. Counts of linked taxonomy records (`anime_count`, …) change in the write's own
  * transaction (exact immediately, §3.7); see titleWrite.
+ *
+ * Titles that users list (animes, mangas) keep the exact counters of their list items in the
+ * record item's `st_*` attributes (docs/data-model.md "Title counters"): list edits `ADD` to them
+ * in their own transactions without raising `rev`, so a title's replacement updates its record
+ * item and never puts it whole; `withStats` derives `members`, `scored_by`, `score` and
+ * `favorites` of a representation from them.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type ItemKey } from './batch.js';
@@ -31,11 +37,49 @@ export interface TitleDef<R extends BaseRecord> {
   index: IndexDef<R>;
   /** The arrays stored in chunks, by relation name. */
   relations: readonly string[];
+  /** Titles users list: the list statuses their `stats` count (API.md §3.11). */
+  listStatuses?: readonly string[];
 }
+
+/** A title's counters: items per list status, per score 1–10 (`s1`…`s10`), and `favorites`. */
+export type TitleStats = Record<string, number>;
+
+export const SCORES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+export const scoreKey = (score: number) => `s${score}`;
+
+/** The record item's attribute of a counter (absent: 0; `ADD` creates it). */
+export const statAttribute = (key: string) => `st_${key}`;
+
+/** The counters of a record item. */
+export function statsOf(item: Record<string, unknown>): TitleStats {
+  return Object.fromEntries(Object.entries(item).flatMap(([k, v]) => (k.startsWith('st_') ? [[k.slice(3), Number(v)]] : [])));
+}
+
+/** The numbers of API.md §5.1 a title's counters give (score: the mean of the scores, rounded half up to two decimals). */
+export function derivedNumbers(statuses: readonly string[], stats: TitleStats) {
+  const n = (k: string) => Number(stats[k] ?? 0);
+  const members = statuses.reduce((sum, s) => sum + n(s), 0);
+  const scoredBy = SCORES.reduce((sum, k) => sum + n(scoreKey(k)), 0);
+  const total = SCORES.reduce((sum, k) => sum + k * n(scoreKey(k)), 0);
+  // round_half_up(100 × total / scoredBy) in integers: floor((200 × total + scoredBy) / (2 × scoredBy)).
+  const score = scoredBy === 0 ? null : Math.floor((200 * total + scoredBy) / (2 * scoredBy)) / 100;
+  return { members, scored_by: scoredBy, score, favorites: n('favorites') };
+}
+
+/** A title's representation with the numbers its counters give (titles without counters: as stored). */
+export function withStats<R extends BaseRecord>(def: TitleDef<R>, record: R, stats: TitleStats | undefined): R {
+  if (!def.listStatuses) return record;
+  return { ...record, ...derivedNumbers(def.listStatuses, stats ?? {}) };
+}
+
+/** The representation of a stored record item of the title kind. */
+export const titleRecordOf = <R extends BaseRecord>(def: TitleDef<R>, item: Record<string, unknown>): R => withStats(def, item.rec as R, statsOf(item));
 
 export type Relations = Record<string, readonly unknown[]>;
 
 export interface StoredTitle<R> extends Stored<R> {
+  /** The list counters (titles with `listStatuses`). */
+  stats?: TitleStats;
   relations: Relations;
   /** How many chunk items each relation has now. */
   chunkCounts: Record<string, number>;
@@ -90,6 +134,7 @@ export async function loadTitle<R extends BaseRecord>(def: TitleDef<R>, id: stri
     record: record.rec as R,
     rev: Number(record.rev),
     ...(record.priv ? { priv: record.priv as Record<string, unknown> } : {}),
+    stats: statsOf(record),
     relations,
     chunkCounts,
     journal: journalOf(items),
@@ -178,7 +223,12 @@ export function titleWrite<R extends BaseRecord>(
   const id = (after ?? before?.record)!.id;
   const pk = recordPk(entity.kind, id);
   const write = newId();
-  const recordPlan = !before ? createPlan(entity, after!, undefined, { write }) : after ? replacePlan(entity, before, after, before.priv, { write }) : deletePlan(entity, before);
+  // A replacement updates the record item (its counters change apart, in list edits).
+  const recordPlan = !before
+    ? createPlan(entity, after!, undefined, { write })
+    : after
+      ? replacePlan(entity, before, after, before.priv, { write }, { update: true })
+      : deletePlan(entity, before);
   const mainEntries: WritePlan[] = [recordPlan];
   const restItems: object[] = [];
   for (const relation of def.relations) {

@@ -2,13 +2,14 @@
  * The cast and staff sub-resources of titles (API.md §4.1.2, §4.7): their item shapes, query
  * options and how an entry becomes an item (shared/http/casts.ts reads them).
  */
+import { animeCard, characterCard } from './cards.js';
 import * as z from 'zod';
 import type { BaseRecord } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
 import type { CastListing } from '../http/casts.js';
 import { enumParam } from '../http/schemas.js';
 import { characterListItem } from './characters.js';
-import { AnimeMediaType, AnimeStatus, AuthorRole, CharacterRole, Language } from './enums.js';
+import { AuthorRole, CharacterRole, Language } from './enums.js';
 import { mangaRead } from './mangas.js';
 import { personListItem } from './persons.js';
 import type { CastEntry, StaffEntry } from './reverse-views.js';
@@ -68,17 +69,6 @@ export function staffOf(title: TitleDef<BaseRecord>, noun: string): CastListing<
     extra: (e) => ({ positions: e.positions }),
   };
 }
-
-const characterCard = z.object({ id: z.string(), name: z.string(), image: z.string().meta({ format: 'uri' }).nullable() });
-const animeCard = z.object({
-  id: z.string(),
-  name: z.string(),
-  image: z.string().meta({ format: 'uri' }).nullable(),
-  media_type: z.enum(AnimeMediaType),
-  status: z.enum(AnimeStatus),
-  episodes: z.int().nullable(),
-  score: z.number().nullable(),
-});
 
 /** An entry of `GET /api/persons/{id}/voices/` (§4.9). */
 export const voiceItem = z.object({ character: characterCard, anime: animeCard, role: z.enum(CharacterRole), language: z.enum(Language) });

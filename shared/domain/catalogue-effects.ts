@@ -18,6 +18,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, type Item } from '../db/batch.js';
+import { canonicalJson } from '../json.js';
 import { postingIds } from '../db/catalogue-index.js';
 import { db, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
@@ -145,7 +146,15 @@ async function sourcesOf(kind: string, id: string): Promise<{ kind: string; id: 
 const nameOf = (item: Item | undefined) => (item?.rec as { name?: string } | undefined)?.name;
 
 /** Applies the change of one record item (`KIND#id` / `R`); `before`/`after` are its images (absent: created/deleted). */
+/** True when a record item changed only in its list counters (`st_*`, a list edit): nothing derives from them here. */
+function countersOnly(before: Item | undefined, after: Item | undefined): boolean {
+  if (!before || !after) return false;
+  const rest = (i: Item) => canonicalJson(Object.fromEntries(Object.entries(i).filter(([k]) => !k.startsWith('st_'))));
+  return rest(before) === rest(after);
+}
+
 export async function applyRecordEffects(kind: string, id: string, before: Item | undefined, after: Item | undefined): Promise<void> {
+  if (countersOnly(before, after)) return;
   const deleted = before !== undefined && after === undefined;
   const renamed = before !== undefined && after !== undefined && nameOf(before) !== nameOf(after);
   // A title written through a journal whose writer died before applying it (staged.ts): its

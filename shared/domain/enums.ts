@@ -18,3 +18,7 @@ export const MangaMediaType = ['manga', 'light_novel', 'novel', 'oneshot', 'douj
 export const MangaStatus = ['publishing', 'finished', 'upcoming', 'on_hiatus', 'discontinued'] as const;
 export const AuthorRole = ['story', 'art', 'story_and_art'] as const;
 export const NewsTag = ['pending', 'new_anime', 'new_manga', 'spoiler', 'review', 'interview', 'event', 'recommendation'] as const;
+export const AnimeListStatus = ['watching', 'completed', 'on_hold', 'dropped', 'plan_to_watch'] as const;
+export const MangaListStatus = ['reading', 'completed', 'on_hold', 'dropped', 'plan_to_read'] as const;
+export const Priority = ['low', 'medium', 'high'] as const;
+export const RepeatValue = ['very_low', 'low', 'medium', 'high', 'very_high'] as const;

@@ -7,6 +7,9 @@
  * fields (`name`, `favorites`: at most 500 entries, five BatchGetItems in parallel). `count` is
  * exact. Character and person cards are read, never copied, so renames show at once.
  */
+import { animeTitle } from '../db/animes.js';
+import { mangaTitle } from '../db/mangas.js';
+import { titleRecordOf } from '../db/titles.js';
 import { getItems, type Item } from '../db/batch.js';
 import { pageOf, postingIds, type IndexDef } from '../db/catalogue-index.js';
 import { compareCodePoints } from '../db/sort-keys.js';
@@ -121,7 +124,8 @@ export function voicesList(cards: { anime: readonly string[]; character: readonl
     const animeIds = [...new Set(page.kept.map((k) => k.v.anime.id))];
     const characterIds = [...new Set(page.kept.map((k) => k.v.character.id))];
     const found = await getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]);
-    const recs = new Map(found.filter((f): f is Item => f !== null).map((f) => [String(f.pk), f.rec as Rec]));
+    // Animes show their counters' numbers (the card's `score`).
+    const recs = new Map(found.filter((f): f is Item => f !== null).map((f) => [String(f.pk), String(f.pk).startsWith('ANIME#') ? titleRecordOf(animeTitle, f) as unknown as Rec : (f.rec as Rec)]));
     const results = page.kept.flatMap(({ v }) => {
       const anime = recs.get(`ANIME#${v.anime.id}`);
       const character = recs.get(`CHARACTER#${v.character.id}`);
@@ -155,7 +159,7 @@ export function authoredList(listing: { index: IndexDef<BaseRecord>; shape: read
     const dir = q.ordering.descending ? 'desc' : 'asc';
     const sorted = found
       .filter((f): f is Item => f !== null)
-      .map((f) => f.rec as Rec)
+      .map((f) => titleRecordOf(mangaTitle, f) as unknown as Rec)
       .flatMap((m) => {
         const role = (m.authors as { id: string; role: string }[]).find((a) => a.id === id)?.role;
         return role !== undefined && (q.role === undefined || q.role === role) ? [{ m, role, sk: sortKey(ordering.value(m), ordering.type, m.id, dir) }] : [];

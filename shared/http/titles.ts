@@ -7,7 +7,7 @@
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { queryIndex } from '../db/catalogue-index.js';
 import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
-import type { StoredTitle } from '../db/titles.js';
+import { titleRecordOf, withStats, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { TitleResource } from '../domain/title-resource.js';
 import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
@@ -78,7 +78,7 @@ export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>
     items = rest;
   } else items = await getItems(keys);
   const known = deleted;
-  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, i.rec as R, known), shape));
+  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, titleRecordOf(resource.title, i), known), shape));
 }
 
 /** The tombstones, read now (a write's read-for-change). */
@@ -132,7 +132,7 @@ export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Oper
     const fetched = wanted.map((k) => req.prefetched(k));
     const [item, tomb] = fetched.every((f) => f !== undefined) ? fetched : await getItems(wanted);
     if (!item) throw notFound(`No ${resource.noun} with this id.`);
-    return { status: 200, body: await detailOf(resource, item.rec as R, new Deleted(tomb)) };
+    return { status: 200, body: await detailOf(resource, titleRecordOf(resource.title, item), new Deleted(tomb)) };
   };
   op.prefetch = keys;
   return op;
@@ -173,17 +173,17 @@ export function updateTitle<R extends BaseRecord>(resource: TitleResource<R>, mo
     await writeTitle(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
       deleted = await deletedNow();
-      checkIfMatch(req.ifMatch, recordEtag(await detailOf(resource, before.record, deleted)));
+      checkIfMatch(req.ifMatch, recordEtag(await detailOf(resource, withStats(resource.title, before.record, before.stats), deleted)));
       const input = req.body() as Record<string, unknown>;
       const current = currentValues(resource, before, deleted);
       const values = mode === 'replace' ? input : { ...current, ...input };
       if (same(current, values)) {
-        result = before.record;
+        result = withStats(resource.title, before.record, before.stats);
         return 'done';
       }
       const r = before.record;
       const out = await built(resource, values, { id: r.id, created_at: r.created_at, updated_at: now(), caller: req.caller }, before);
-      result = out.record;
+      result = withStats(resource.title, out.record, before.stats);
       return { before, after: out.record, relations: out.relations };
     });
     return { status: 200, body: await detailOf(resource, result!, deleted!) };
@@ -194,7 +194,7 @@ export function deleteTitle<R extends BaseRecord>(resource: TitleResource<R>): O
   return async (req) => {
     await writeTitle(resource, async () => {
       const before = await loadForChange(resource, idOf(req));
-      checkIfMatch(req.ifMatch, recordEtag(await detailOf(resource, before.record, await deletedNow())));
+      checkIfMatch(req.ifMatch, recordEtag(await detailOf(resource, withStats(resource.title, before.record, before.stats), await deletedNow())));
       return { before, after: null, relations: {} };
     });
     return { status: 204 };

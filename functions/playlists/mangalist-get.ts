@@ -1,0 +1,6 @@
+import { MANGA_LIST } from '../../shared/domain/playlists.js';
+import { createHandler } from '../../shared/http/handler.js';
+import { getListOperation } from '../../shared/http/playlists.js';
+import { routes } from './routes.js';
+
+export const handler = createHandler(routes['mangalist-get'], getListOperation(MANGA_LIST));

@@ -1,0 +1,26 @@
+/** The embedded summaries of titles and people (API.md §3.2), read at request time wherever they are shown. */
+import * as z from 'zod';
+import { AnimeMediaType, AnimeStatus, MangaMediaType, MangaStatus } from './enums.js';
+
+const image = z.string().meta({ format: 'uri' }).nullable();
+
+export const characterCard = z.object({ id: z.string(), name: z.string(), image });
+export const animeCard = z.object({
+  id: z.string(),
+  name: z.string(),
+  image,
+  media_type: z.enum(AnimeMediaType),
+  status: z.enum(AnimeStatus),
+  episodes: z.int().nullable(),
+  score: z.number().nullable(),
+});
+export const mangaCard = z.object({
+  id: z.string(),
+  name: z.string(),
+  image,
+  media_type: z.enum(MangaMediaType),
+  status: z.enum(MangaStatus),
+  chapters: z.int().nullable(),
+  volumes: z.int().nullable(),
+  score: z.number().nullable(),
+});
