@@ -1,0 +1,99 @@
+/**
+ * The numbers "exact immediately" (API.md §5.1) under concurrency: 50 users create, change and
+ * delete list items of the same three titles all at once (300+ requests in flight in two
+ * waves); afterwards every number — the titles' members, scored_by, score, favorites and
+ * statistics, and every list's counts — equals a recount from the items the users read back.
+ * A request the service refuses with 503 (transactions that kept conflicting) is retried after
+ * its Retry-After, as a client would; none may fail otherwise.
+ */
+import { describe, expect, it } from 'vitest';
+import { expectJson, send, uniqueName, type Sent } from '../support/contract.js';
+import { useServer } from '../support/server.js';
+
+const server = useServer();
+type Auth = Record<string, string>;
+const ITEMS = '/api/playlists/animelist/animes/';
+const STATUSES = ['watching', 'completed', 'on_hold', 'dropped', 'plan_to_watch'];
+
+/** A small deterministic PRNG, so a failing run can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A request, retried while the service answers 503 (at most 20 times). */
+async function insist(auth: Auth, method: string, path: string, body?: unknown): Promise<Sent> {
+  for (let i = 0; ; i++) {
+    const res = await send(server, method, path, { body, headers: auth });
+    if (res.status !== 503 || i >= 20) return res;
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 100 * (1 + Math.random())));
+  }
+}
+
+describe('exact numbers under concurrency', () => {
+  it('300+ concurrent list edits by 50 users on 3 titles leave every number equal to a recount', { timeout: 300_000 }, async () => {
+    const random = rng(2026);
+    const editor = (await server.user('contributor')).auth;
+    const titles = await Promise.all([0, 1, 2].map(async () => expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Contended') }, headers: editor }), 201)));
+    const users = await Promise.all(Array.from({ length: 50 }, async () => (await server.user('member')).auth));
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const values = () => ({ status: pick(STATUSES), score: Math.floor(random() * 11), is_favorite: random() < 0.3 });
+
+    // Wave 1: every user adds every title, all at once.
+    const created = await Promise.all(users.flatMap((auth) => titles.map(async (t) => ({ auth, item: expectJson(await insist(auth, 'POST', ITEMS, { anime_id: t.id, ...values() }), 201) }))));
+    // Wave 2: each item is changed twice, or deleted, or deleted and added again — all at once.
+    let requests = created.length;
+    await Promise.all(
+      created.map(async ({ auth, item }) => {
+        const path = `${ITEMS}${item.id}/`;
+        const r = random();
+        if (r < 0.6) {
+          for (let i = 0; i < 2; i++) expect((await insist(auth, 'PATCH', path, values())).status).toBe(200);
+          requests += 2;
+        } else if (r < 0.8) {
+          expect((await insist(auth, 'DELETE', path)).status).toBe(204);
+          requests += 1;
+        } else {
+          expect((await insist(auth, 'DELETE', path)).status).toBe(204);
+          expect((await insist(auth, 'POST', ITEMS, { anime_id: item.anime.id, ...values() })).status).toBe(201);
+          requests += 2;
+        }
+      }),
+    );
+    expect(requests).toBeGreaterThanOrEqual(300);
+
+    // The recount: every user's items, as the user reads them back.
+    const expected = new Map(titles.map((t) => [t.id, { counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<string, number>, votes: Array(11).fill(0) as number[], favorites: 0 }]));
+    for (const auth of users) {
+      const page = expectJson(await send(server, 'GET', `${ITEMS}?limit=100`, { headers: auth }), 200);
+      const mine = Object.fromEntries(STATUSES.map((s) => [s, 0]));
+      for (const item of page.results) {
+        const e = expected.get(item.anime.id)!;
+        e.counts[item.status]! += 1;
+        e.votes[item.score]! += 1;
+        if (item.is_favorite) e.favorites += 1;
+        mine[item.status]! += 1;
+      }
+      const list = expectJson(await send(server, 'GET', '/api/playlists/animelist/', { headers: auth }), 200);
+      expect(list.counts).toEqual({ ...mine, total: page.results.length });
+      expect(page.count).toBe(page.results.length);
+    }
+    for (const t of titles) {
+      const e = expected.get(t.id)!;
+      const scoredBy = e.votes.slice(1).reduce((a, b) => a + b, 0);
+      const sum = e.votes.reduce((a, n, s) => a + n * s, 0);
+      const score = scoredBy === 0 ? null : Math.floor((200 * sum + scoredBy) / (2 * scoredBy)) / 100;
+      const members = Object.values(e.counts).reduce((a, b) => a + b, 0);
+      const stats = expectJson(await send(server, 'GET', `/api/animes/${t.id}/stats/`), 200);
+      expect(stats).toMatchObject({ ...e.counts, total: members, scored_by: scoredBy, score });
+      expect(stats.scores.map((s: { votes: number }) => s.votes)).toEqual(e.votes.slice(1));
+      expect(expectJson(await send(server, 'GET', `/api/animes/${t.id}/`), 200)).toMatchObject({ members, scored_by: scoredBy, score, favorites: e.favorites });
+    }
+  });
+});
