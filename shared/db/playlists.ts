@@ -13,7 +13,7 @@
  * number is exact when the request returns. Concurrent edits of one title conflict on its
  * record item and are retried (commitContended).
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemRecord, ListRecord, PlaylistKind } from '../domain/playlists.js';
 import { itemIndex } from '../domain/playlists.js';
 import { queryAll, type Item, type ItemKey } from './batch.js';
@@ -208,4 +208,48 @@ export function itemPlan(c: ItemChange): WritePlan {
     entries.push([addCounters(recordKeyOfKind(kind.titleKind, titleId), d.title, statAttribute, { condition: 'attribute_exists(#pk)' }), c.titleGone]);
   }
   return { items: entries.map((e) => e[0]), meanings: entries.map((e) => e[1]) };
+}
+
+// ---- What the relations consumer reads for cascades
+
+/** The users listing a title (a page of them, at most `limit`, after the user `after`), with their item ids. */
+export async function listingUsers(kind: PlaylistKind, titleId: string, limit: number, after?: string): Promise<{ userId: string; itemId: string }[]> {
+  const pk = listedKey(kind, titleId, '').pk;
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': pk },
+      ...(after === undefined ? {} : { ExclusiveStartKey: { pk, sk: after } }),
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map((i) => ({ userId: String(i.sk), itemId: String(i.item) }));
+}
+
+/** The stored items of a user's list (at most `limit`). */
+export async function userItems(kind: PlaylistKind, userId: string, limit: number): Promise<StoredItem[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :items)',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': listPk(kind, userId), ':items': 'I#' },
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map((i) => storedItem(i)!);
+}
+
+export async function getItem(kind: PlaylistKind, userId: string, itemId: string): Promise<StoredItem | null> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: itemKey(kind, userId, itemId), ConsistentRead: true }));
+  return storedItem(out.Item);
+}
+
+/** A user's list record goes (its items are gone). */
+export async function deleteList(kind: PlaylistKind, userId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: listKey(kind, userId) }));
 }

@@ -23,7 +23,9 @@ import { postingIds } from '../db/catalogue-index.js';
 import { db, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
+import { cascadeDone } from '../db/cascades.js';
 import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
+import { afterAccountDeleted, afterTitleDeleted, afterTitleRenamed } from './playlist-effects.js';
 import { animes } from './animes.js';
 import { characters } from './characters.js';
 import { mangas } from './mangas.js';
@@ -164,7 +166,10 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
   if (kind === 'NEWS') return;
   if (SOURCES[kind] && !deleted) {
     await reconcileSource(kind, id);
-    if (renamed) await refreshReferrers(kind, id);
+    if (renamed) {
+      await refreshReferrers(kind, id);
+      await afterTitleRenamed(kind, id, nameOf(after)!);
+    }
     return;
   }
   if (deleted) {
@@ -180,6 +185,9 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
       await dropReverse(kind, id);
     }
     await refreshReferrers(kind, id);
+    if (kind === 'USER') await afterAccountDeleted(id);
+    // A title's items leave the lists first: its tombstone hides them until they are gone.
+    if (!(await afterTitleDeleted(kind, id))) return;
     await clearTombstone(kind, id);
     return;
   }
@@ -187,5 +195,27 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
     await refreshReferrers(kind, id);
     // A character's name is shown in its voice actors' `voices/` entries, written by its titles.
     if (kind === 'CHARACTER') await inParallel(await sourcesOf(kind, id), (s) => touch(s.kind, s.id));
+  }
+}
+
+/**
+ * The relations consumer's continuation of a cascade (shared/db/cascades.ts): the work it could
+ * not finish for the record that started it, from where it stopped.
+ */
+export async function continueCascade(work: string, id: string, cursor: string | undefined): Promise<void> {
+  const [what, kind] = work.split('-');
+  if (what === 'DELETED' && kind === 'USER') return afterAccountDeleted(id);
+  if (what === 'DELETED' && kind) {
+    if (await afterTitleDeleted(kind, id)) {
+      await clearTombstone(kind, id);
+      await cascadeDone(work, id);
+    }
+    return;
+  }
+  if (what === 'RENAMED' && kind) {
+    const [item] = await getItems([recordKeyOfKind(kind, id)]);
+    // Deleted since: its items leave the lists instead.
+    if (item) await afterTitleRenamed(kind, id, nameOf(item)!, cursor);
+    else await cascadeDone(work, id);
   }
 }

@@ -16,6 +16,7 @@ import { loadTitle, titleWrite, type TitleDef } from '../../shared/db/titles.js'
 import { TOMBSTONE_SHARDS } from '../../shared/db/tombstones.js';
 import { makeAccount, PASSWORD } from '../support/accounts.js';
 import { expectJson, expectProblem, send, uniqueName } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
@@ -31,19 +32,6 @@ const patch = async (path: string, body: Obj) => expectJson(await send(server, '
 const del = async (path: string) => expect((await send(server, 'DELETE', path, { headers: auth })).status).toBe(204);
 const get = async (path: string) => expectJson(await send(server, 'GET', path), 200);
 const ids = (list: { id: string }[]) => list.map((x) => x.id);
-
-/** Polls `check` until it passes (the consumer's lag), failing after `ms`. */
-async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 /** No deletion is still pending in any tombstone shard. */
 async function tombstonesCleared(): Promise<void> {
