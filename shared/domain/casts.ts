@@ -8,7 +8,8 @@ import type { TitleDef } from '../db/titles.js';
 import type { CastListing } from '../http/casts.js';
 import { enumParam } from '../http/schemas.js';
 import { characterListItem } from './characters.js';
-import { AnimeMediaType, AnimeStatus, AuthorRole, CharacterRole, Language } from './enums.js';
+import { animeCard } from './animes.js';
+import { AuthorRole, CharacterRole, Language } from './enums.js';
 import { mangaRead } from './mangas.js';
 import { personListItem } from './persons.js';
 import type { CastEntry, StaffEntry } from './reverse-views.js';
@@ -70,15 +71,6 @@ export function staffOf(title: TitleDef<BaseRecord>, noun: string): CastListing<
 }
 
 const characterCard = z.object({ id: z.string(), name: z.string(), image: z.string().meta({ format: 'uri' }).nullable() });
-const animeCard = z.object({
-  id: z.string(),
-  name: z.string(),
-  image: z.string().meta({ format: 'uri' }).nullable(),
-  media_type: z.enum(AnimeMediaType),
-  status: z.enum(AnimeStatus),
-  episodes: z.int().nullable(),
-  score: z.number().nullable(),
-});
 
 /** An entry of `GET /api/persons/{id}/voices/` (§4.9). */
 export const voiceItem = z.object({ character: characterCard, anime: animeCard, role: z.enum(CharacterRole), language: z.enum(Language) });
