@@ -1,6 +1,8 @@
 /**
  * Animes (API.md §3.3): a title entity (titles.ts) with a unique name, the search and filter
- * index of `GET /api/animes/` (catalogue-index.ts) and the written arrays kept in chunks.
+ * index of `GET /api/animes/` (catalogue-index.ts) with the lists of the seasons (§4.16: a
+ * `year_season` posting list each) and of the schedule (§4.15: the `schedule` digest of the
+ * airing animes), and the written arrays kept in chunks.
  */
 import { AnimeListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
@@ -53,6 +55,26 @@ export const ANIME_RELATIONS = ['characters', 'staff', 'videos', 'pictures'] as 
 const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
 const one = (v: string | number | null) => (v === null ? [] : [String(v)]);
 
+/** The value of an anime's `year_season` posting: its season of §5.2 (`2025-winter`). */
+export const yearSeason = (year: number, season: string) => `${year}-${season}`;
+
+/** The schedule's entry of an anime (API.md §4.15): what ordering and §5.3 need; airing animes only. */
+export interface ScheduleEntry {
+  id: string;
+  name: string;
+  score: number | null;
+  status: string;
+  broadcast: AnimeRecord['broadcast'];
+  aired_from: string | null;
+  aired_to: string | null;
+  episodes: number | null;
+}
+
+const scheduleEntry = (r: AnimeRecord): ScheduleEntry | null =>
+  r.status !== 'airing'
+    ? null
+    : { id: r.id, name: r.name, score: r.score, status: r.status, broadcast: r.broadcast, aired_from: r.aired_from, aired_to: r.aired_to, episodes: r.episodes };
+
 export const animeEntity: EntityDef<AnimeRecord> = {
   kind: 'ANIME',
   // Lists are served by the catalogue index, not by records.ts ordering entries.
@@ -70,6 +92,8 @@ export const animeIndex: IndexDef<AnimeRecord> = {
     status: (r) => [r.status],
     season: (r) => one(r.season),
     year: (r) => one(r.year),
+    // The animes of one season (GET /api/seasons/…, §4.16): a list read whole.
+    year_season: (r) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]),
     rating: (r) => one(r.rating),
     genre: (r) => ids(r.genres),
     theme: (r) => ids(r.themes),
@@ -84,6 +108,7 @@ export const animeIndex: IndexDef<AnimeRecord> = {
     status: 'status',
     season: 'season',
     year: 'year',
+    year_season: 'year_season',
     rating: 'rating',
     genre: 'genre',
     theme: 'theme',
@@ -94,6 +119,8 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   },
   numbers: { score: scoreNumber() },
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
+  // GET /api/schedules/: the airing animes, read whole.
+  digests: { schedule: scheduleEntry },
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
   vectorBytes: 1_000,
 };

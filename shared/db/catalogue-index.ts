@@ -8,6 +8,7 @@
  *   posting         pk = K#P#<filter>#<value> sk = <sort key>  one per value of a filter the record has
  *   word posting    pk = K#W#<2|3 characters> sk = <sort key>  one per distinct 2- and 3-character start of its words
  *   list size       pk = K#L#<list>           sk = N           { n }: about how many postings a list has
+ *   digest entry    pk = K#D#<digest>         sk = <id>        a record's compact item in a list read whole (IndexDef.digests)
  * A list's sort key is the record's key in the partition of the default ordering (`listOrder`):
  * a list is that partition restricted to the records with the value or word.
  * The vector: `id`, `o` (each ordering's raw value), `f` (each filter's values, as a list),
@@ -60,6 +61,14 @@ export interface IndexDef<R extends BaseRecord> {
   /** Texts searched by `q`. */
   searchFields: (r: R) => string[];
   /**
+   * Digests: lists that are read whole, each one partition (`K#D#<digest>`) holding a compact
+   * entry per record that belongs to it (sort key: the record's id) with what the list needs of
+   * the record, kept with the index items — in the record's own write, so a digest is current
+   * when the write returns. A digest gives the attributes of the record's entry, or `null` when
+   * the record is not in it (e.g. the schedule's entry of an airing anime, API.md §4.15).
+   */
+  digests?: Record<string, (r: R) => object | null>;
+  /**
    * Bytes of an index item of this entity, on average and with a margin (a read of hundreds of
    * items holds about their mean size each; the benchmark measures it on the generated catalogue
    * and fails when the mean is larger): how many one Query page holds (entriesPerRead). A read
@@ -107,6 +116,7 @@ const postingList = (filter: string, value: string) => `P#${filter}#${value}`;
 const wordList = (start: string) => `W#${start}`;
 const listPk = (def: AnyIndex, list: string) => `${def.kind}#${list}`;
 const sizeKey = (def: AnyIndex, list: string): ItemKey => ({ pk: `${def.kind}#L#${list}`, sk: 'N' });
+const digestPk = (def: AnyIndex, digest: string) => `${def.kind}#D#${digest}`;
 
 /** The ordering and direction of an index's lists (its `listOrder`). */
 function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
@@ -118,7 +128,7 @@ function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
 
 /** The partition-key patterns of every index item of an entity (for `dynamodb:LeadingKeys`). */
 export const indexKeys = <R extends BaseRecord>(def: IndexDef<R>): string[] =>
-  ['O', 'P', 'W', 'L'].map((family) => `${def.kind}#${family}#*`);
+  ['O', 'P', 'W', 'L', 'D'].map((family) => `${def.kind}#${family}#*`);
 
 /**
  * Word lists are keyed by the first WORD_KEYS[i] characters of a word: a term of 2 characters
@@ -167,7 +177,7 @@ export function vectorOf<R extends BaseRecord>(def: IndexDef<R>, r: R): Vector {
   };
 }
 
-/** Every index item of a record, by key (`pk` NUL `sk`). */
+/** Every index item of a record (its vector's entries and postings, then its digest entries), by key (`pk` NUL `sk`). */
 export function indexItems<R extends BaseRecord>(def: IndexDef<R>, r: R): Map<string, Item> {
   const d = any(def);
   const v = vectorOf(def, r);
@@ -185,6 +195,10 @@ export function indexItems<R extends BaseRecord>(def: IndexDef<R>, r: R): Map<st
   const o = def.orderings[ordering]!;
   const sk = sortKey(o.value(r), o.type, r.id, descending ? 'desc' : 'asc');
   for (const list of lists) add(listPk(d, list), sk);
+  for (const [name, digest] of Object.entries(def.digests ?? {})) {
+    const entry = digest(r);
+    if (entry) items.set(`${digestPk(d, name)}\u0000${r.id}`, { pk: digestPk(d, name), sk: r.id, ...entry });
+  }
   return items;
 }
 
@@ -347,6 +361,12 @@ export function vectorPage<R extends BaseRecord>(def: IndexDef<R>, vectors: read
  */
 export async function readPostings<R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): Promise<Vector[]> {
   return (await queryAll(listPk(any(def), postingList(filter, value)))) as unknown as Vector[];
+}
+
+/** Every entry of a digest (IndexDef.digests), read whole: one Query per MB of entries. */
+export async function readDigest<R extends BaseRecord>(def: IndexDef<R>, digest: string): Promise<Item[]> {
+  if (!Object.hasOwn(def.digests ?? {}, digest)) throw new Error(`unknown digest ${digest} of ${def.kind}`);
+  return queryAll(digestPk(any(def), digest));
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Animes (API.md §3.3, §4.1.1): write shape, read shape, list options, and how a write becomes a
- * stored record — derived fields (`season`, `year`, `trailer_url`), references checked against
+ * stored record — derived fields (`season`, `year`, `trailer_url`; `next_episode` at response
+ * time, broadcast.ts), references checked against
  * the records they name (§1.2 "References"), videos and pictures keeping their ids by `url`
  * (§3.2, media.ts), and the counts of linked genres, themes and producers (§3.7).
  */
@@ -13,18 +14,10 @@ import { AnimeMediaType, AnimeSource, AnimeStatus, BroadcastDay, CharacterRole, 
 import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { keepByUrl, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
 import { checkReferences, linkCounts, type Reference } from './references.js';
+import { isTimeZone, nextEpisode, WEEKDAYS } from './broadcast.js';
+import { seasonOf, yearString } from './seasons.js';
 import type { TitleResource } from './title-resource.js';
 
-const WEEKDAYS = new Set(BroadcastDay.filter((d) => d !== 'other'));
-
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return tz.includes('/') || tz === 'UTC';
-  } catch {
-    return false;
-  }
-}
 
 const broadcastWrite = z
   .strictObject({
@@ -41,7 +34,7 @@ const broadcastWrite = z
       .transform((v) => v ?? 'Asia/Tokyo'),
   })
   .superRefine((b, ctx) => {
-    if (WEEKDAYS.has(b.day as never) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
+    if (WEEKDAYS.includes(b.day) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
   });
 
 const voiceActorWrite = z.strictObject({ person_id: id(), language: oneOf(Language) });
@@ -137,13 +130,6 @@ export const animeRead = z.object({
   popularity: z.int().nullable(),
 });
 
-/** §5.2: the season of a date by its month. */
-export function seasonOf(date: string | null): { season: string | null; year: number | null } {
-  if (date === null) return { season: null, year: null };
-  const month = Number(date.slice(5, 7));
-  return { season: Season[Math.floor((month - 1) / 3)]!, year: Number(date.slice(0, 4)) };
-}
-
 interface Video {
   id: string;
   title: string;
@@ -220,7 +206,7 @@ export const animes: TitleResource<AnimeRecord> = {
       media_type: enumParam(AnimeMediaType),
       status: enumParam(AnimeStatus),
       season: enumParam(Season),
-      year: yearParam(),
+      year: yearString().optional(),
       genre: idParam,
       theme: idParam,
       studio: idParam,
@@ -277,6 +263,7 @@ export const animes: TitleResource<AnimeRecord> = {
       aired_to: v.aired_to as string | null,
       ...seasonOf(v.aired_from as string | null),
       broadcast: v.broadcast as AnimeRecord['broadcast'],
+      // Computed at response time (`present`).
       next_episode: null,
       genres: refs('GENRE', 'genre_ids'),
       themes: refs('THEME', 'theme_ids'),
@@ -297,13 +284,6 @@ export const animes: TitleResource<AnimeRecord> = {
   },
   links: (before, after) => linkCounts(linked(before), linked(after), { studio: 'studio', licensor: 'licensor' }),
   references,
+  present: (r, now) => ({ ...r, next_episode: nextEpisode(r, now.getTime()) }),
   embedded: { genres: 'GENRE', themes: 'THEME', studios: 'PRODUCER', producers: 'PRODUCER', licensors: 'PRODUCER' },
 };
-
-function yearParam() {
-  return z
-    .string()
-    .regex(/^\d{4}$/, 'Must be a year between 1900 and 2100.')
-    .refine((v) => Number(v) >= 1900 && Number(v) <= 2100, 'Must be a year between 1900 and 2100.')
-    .optional();
-}

@@ -9,6 +9,7 @@ export const AnimeStatus = ['airing', 'finished', 'upcoming'] as const;
 export const Rating = ['g', 'pg', 'pg13', 'r', 'rplus', 'rx'] as const;
 export const Season = ['winter', 'spring', 'summer', 'fall'] as const;
 export const BroadcastDay = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'other'] as const;
+export const ScheduleDay = [...BroadcastDay, 'unknown'] as const;
 export const CharacterRole = ['main', 'supporting'] as const;
 export const PersonCategory = ['director', 'voice_actor', 'artist', 'writer', 'producer', 'other'] as const;
 export const Language = ['japanese', 'english', 'spanish', 'french', 'german', 'italian', 'portuguese', 'korean', 'chinese'] as const;

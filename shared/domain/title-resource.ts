@@ -67,6 +67,12 @@ export interface TitleResource<R extends BaseRecord> {
   /** The reverse views of the detail (a character's `animes`, …), read from the record's reverse items. */
   views?(id: string, deleted: Deleted): Promise<Record<string, unknown>>;
   /**
+   * The record as shown at `now`: fields computed at response time from the record and the
+   * clock (an anime's `next_episode`, §5.3), in every representation (detail, list items, write
+   * responses and the ETag If-Match compares). Absent: the record as stored.
+   */
+  present?(record: R, now: Date): R;
+  /**
    * Items a change adds to the write's main transaction beyond the title's own (absent: none),
    * e.g. the stored files of uploaded pictures a write drops (persons, shared/db/files.ts).
    * `after` null: a deletion.

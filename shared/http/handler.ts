@@ -193,7 +193,8 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
         const parsedQuery = query.safeParse(parsed.values, { reportInput: true });
         if (!parsedQuery.success) throw invalidQuery(issuesToErrors(parsedQuery.error.issues));
         q = parsedQuery.data as Record<string, unknown>;
-        if (typeof parsed.values.cursor === 'string') q.cursor = await decodeCursor(parsed.values.cursor, queryBinding(route.path, pairs));
+        // Bound to the path as requested, path values included (a season's cursor is not another season's).
+        if (typeof parsed.values.cursor === 'string') q.cursor = await decodeCursor(parsed.values.cursor, queryBinding(event.rawPath, pairs));
         const parsedParams = params.safeParse(event.pathParameters ?? {});
         if (!parsedParams.success) throw new HttpError('not-found', 'No such record.');
         pathValues = parsedParams.data as Record<string, string>;

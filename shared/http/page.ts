@@ -10,7 +10,7 @@ export function pageLimit(req: ApiRequest): number {
 
 async function link(req: ApiRequest, cursor: Cursor | null): Promise<string | null> {
   if (!cursor) return null;
-  const token = await encodeCursor(cursor, queryBinding(req.route.path, req.queryPairs));
+  const token = await encodeCursor(cursor, queryBinding(req.path, req.queryPairs));
   const pairs = req.queryPairs.filter(([k]) => k !== 'cursor');
   pairs.push(['cursor', token]);
   const qs = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');

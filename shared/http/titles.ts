@@ -11,6 +11,7 @@ import { titleRecordOf, withStats, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { TitleResource } from '../domain/title-resource.js';
 import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
+import { clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -53,20 +54,25 @@ export function shapeKeys<R extends BaseRecord>(resource: TitleResource<R>) {
 }
 
 /**
- * The detail of a record (what GET, the write responses and If-Match see): the record without
- * references to deleted records, and its reverse views (the detail's keys that list items lack,
+ * The detail of a record (what GET, the write responses and If-Match see): the record as shown
+ * now, without references to deleted records, and its reverse views (the detail's keys that list items lack,
  * API.md §1.8: a character's `animes`, `mangas`, `voices`, a person's `staff_credits`), read
  * from its reverse items (one Query). This is the one place that fills them.
  */
 async function detailOf<R extends BaseRecord>(resource: TitleResource<R>, record: R, deleted: Deleted): Promise<R> {
   const { detail } = shapeKeys(resource);
   const views = resource.views ? await resource.views(record.id, deleted) : {};
-  return inShapeOrder({ ...withoutDeleted(resource, record, deleted), ...views }, detail);
+  return inShapeOrder({ ...presented(resource, clock())(withoutDeleted(resource, record, deleted)), ...views }, detail);
+}
+
+/** How a resource's records are shown at `now` (TitleResource.present). */
+function presented<R extends BaseRecord>(resource: TitleResource<R>, now: Date): (record: R) => R {
+  return resource.present ? (record) => resource.present!(record, now) : (record) => record;
 }
 
 /**
- * Reads records by id, in order, leaving out those deleted meanwhile and their references to
- * deleted records (`deleted`: the tombstones, read before; or a request id, to read them with
+ * Reads records by id, in order, as shown now (TitleResource.present), leaving out those deleted
+ * meanwhile and their references to deleted records (`deleted`: the tombstones, read before; or a request id, to read them with
  * the records — one call more when the page holds 100).
  */
 export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], deleted: Deleted | string): Promise<R[]> {
@@ -78,7 +84,8 @@ export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>
     items = rest;
   } else items = await getItems(keys);
   const known = deleted;
-  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(withoutDeleted(resource, titleRecordOf(resource.title, i), known), shape));
+  const present = presented(resource, clock());
+  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(present(withoutDeleted(resource, titleRecordOf(resource.title, i), known)), shape));
 }
 
 /** The tombstones, read now (a write's read-for-change). */

@@ -106,6 +106,28 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
       }
       return id;
     })());
+  /** Animes (created once, not counted) through the API as an administrator. */
+  const animesWith = async (bodies: Record<string, unknown>[]) => {
+    const { token } = await env.user('administrator');
+    for (const body of bodies) {
+      await env.http.expect(201, 'POST', '/api/animes/', { headers: { authorization: `Bearer ${token}` }, body: { ...writeBody('animes', uniqueName('animes')), ...body } });
+    }
+  };
+  let seasonAnimes: Promise<void> | undefined;
+  /** Two animes in fall 1999, two in the current season and two in the upcoming one (by today's UTC date). */
+  const seasonsSeeded = () => {
+    const today = new Date();
+    const upcoming = new Date(Date.UTC(today.getUTCFullYear(), Math.floor(today.getUTCMonth() / 3) * 3 + 3, 1)).toISOString().slice(0, 10);
+    const dates = ['1999-10-01', '1999-11-15', today.toISOString().slice(0, 10), today.toISOString().slice(0, 10), upcoming, upcoming];
+    return animesWith(dates.map((aired_from) => ({ aired_from, status: 'airing' })));
+  };
+  let scheduled: Promise<void> | undefined;
+  const scheduleSeeded = () =>
+    animesWith([
+      { status: 'airing', aired_from: '2020-01-01', broadcast: { day: 'monday', time: '23:30', timezone: 'Asia/Tokyo' } },
+      { status: 'airing', aired_from: '2020-01-01', broadcast: { day: 'sunday', time: '02:30', timezone: 'America/New_York' } },
+      { status: 'airing', aired_from: '2020-01-01' },
+    ]);
   const bearer = async (route: RouteDecl) => (await env.user(route.access === 'public' || route.access === 'credentials' ? 'member' : route.access)).token;
   const accounts = accountScenarios(env);
 
@@ -207,6 +229,21 @@ function scenarios(env: BenchEnv): { scenarios: Scenario[]; skipped: Skipped[] }
       const path = async () => route.path.replace('{id}', await linked);
       out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: await path() }) });
       if (route.name === 'producers.animes') out.push({ route, variant: 'anonymous, role=studio', prepare: async () => ({ method: 'GET', path: `${await path()}?role=studio` }) });
+    } else if (route.name.startsWith('seasons.')) {
+      // A season with two animes: a given one, or the current or upcoming one by today's date.
+      const path = async () => {
+        await (seasonAnimes ??= seasonsSeeded());
+        return route.name === 'seasons.get' ? route.path.replace('{year}', '1999').replace('{season}', 'fall') : route.path;
+      };
+      out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: await path() }) });
+      out.push({ route, variant: 'anonymous, filter and ordering', prepare: async () => ({ method: 'GET', path: `${await path()}?status=airing&ordering=name` }) });
+      out.push({ route, variant: 'signed in (member token)', prepare: async () => ({ method: 'GET', path: await path(), token: await bearer(route) }) });
+    } else if (route.name === 'schedules.list') {
+      // Two airing animes with weekly broadcasts and one without.
+      const seeded = async () => (await (scheduled ??= scheduleSeeded()), route.path);
+      out.push({ route, variant: 'anonymous', prepare: async () => ({ method: 'GET', path: await seeded() }) });
+      out.push({ route, variant: 'anonymous, tz, day and ordering', prepare: async () => ({ method: 'GET', path: `${await seeded()}?tz=Europe/Paris&day=monday&ordering=-score` }) });
+      out.push({ route, variant: 'signed in (member token)', prepare: async () => ({ method: 'GET', path: await seeded(), token: await bearer(route) }) });
     } else if (route.method === 'GET' && pathParamNames(route.path).join() === 'id' && CATALOGUE_SEGMENTS.has(route.path.split('/')[2]!)) {
       // A sub-resource list of a catalogue record.
       const segment = route.path.split('/')[2]!;

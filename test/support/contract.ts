@@ -251,8 +251,8 @@ export async function create(server: TestServer, k: TaxonomyKind, auth: Record<s
   return res.body;
 }
 
-/** Every record of a list, following `next` from `path` (checks the envelope of each page). */
-export async function walk(server: TestServer, path: string): Promise<{ results: any[]; pages: Sent[] }> {
+/** Every record of a list, following `next` from `path` (checks the envelope of each page, with the keys a list adds, e.g. `year`, `season`). */
+export async function walk(server: TestServer, path: string, envelope: readonly string[] = []): Promise<{ results: any[]; pages: Sent[] }> {
   const results: any[] = [];
   const pages: Sent[] = [];
   let url: string | null = path;
@@ -260,7 +260,7 @@ export async function walk(server: TestServer, path: string): Promise<{ results:
     if (i > 200) throw new Error(`too many pages from ${path}`);
     const res: Sent = await send(server, 'GET', url);
     expect(res.status, `${url}: ${res.text}`).toBe(200);
-    expect(Object.keys(res.body)).toEqual(['count', 'next', 'previous', 'results']);
+    expect(Object.keys(res.body)).toEqual(['count', 'next', 'previous', 'results', ...envelope]);
     pages.push(res);
     results.push(...res.body.results);
     url = res.body.next;
