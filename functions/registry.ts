@@ -15,6 +15,7 @@ import { routes as news } from './news/routes.js';
 import { routes as persons } from './persons/routes.js';
 import { routes as playlists } from './playlists/routes.js';
 import { routes as producers } from './producers/routes.js';
+import { routes as random } from './random/routes.js';
 import { routes as profiles } from './profiles/routes.js';
 import { routes as schedules } from './schedules/routes.js';
 import { routes as seasons } from './seasons/routes.js';
@@ -24,7 +25,7 @@ import { routes as themes } from './themes/routes.js';
 import { routes as tokens } from './tokens/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, playlists, producers, profiles, schedules, seasons, socials, themes, tokens, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, playlists, producers, profiles, random, schedules, seasons, socials, themes, tokens, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

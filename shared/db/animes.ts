@@ -125,4 +125,4 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   vectorBytes: 1_000,
 };
 
-export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS, listStatuses: AnimeListStatus };
+export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS, listStatuses: AnimeListStatus, random: true };

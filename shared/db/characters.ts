@@ -55,4 +55,4 @@ export const characterIndex: IndexDef<CharacterRecord> = {
   vectorBytes: 1_200,
 };
 
-export const characterTitle: TitleDef<CharacterRecord> = { entity: characterEntity, index: characterIndex, relations: [] };
+export const characterTitle: TitleDef<CharacterRecord> = { entity: characterEntity, index: characterIndex, relations: [], random: true };

@@ -85,4 +85,4 @@ export const mangaIndex: IndexDef<MangaRecord> = {
   vectorBytes: 750,
 };
 
-export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS, listStatuses: MangaListStatus };
+export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS, listStatuses: MangaListStatus, random: true };

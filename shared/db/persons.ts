@@ -50,4 +50,4 @@ export const personIndex: IndexDef<PersonRecord> = {
   vectorBytes: 350,
 };
 
-export const personTitle: TitleDef<PersonRecord> = { entity: personEntity, index: personIndex, relations: PERSON_RELATIONS };
+export const personTitle: TitleDef<PersonRecord> = { entity: personEntity, index: personIndex, relations: PERSON_RELATIONS, random: true };

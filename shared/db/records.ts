@@ -83,7 +83,7 @@ type AnyDef = EntityDef<BaseRecord>;
 const anyDef = <R extends BaseRecord>(def: EntityDef<R>) => def as unknown as AnyDef;
 
 const recordKey = (def: AnyDef, id: string) => recordKeyOfKind(def.kind, id);
-const counterKey = (def: AnyDef) => ({ pk: `${def.kind}#N`, sk: 'N' });
+const counterKey = (def: AnyDef) => counterKeyOfKind(def.kind);
 const uniqueKey = (def: AnyDef, field: string, key: string) => ({ pk: `${def.kind}#U#${field}#${key}`, sk: 'U' });
 const orderingPk = (def: AnyDef, ordering: string, dir: 'asc' | 'desc') => `${def.kind}#O#${ordering}#${dir === 'asc' ? 'A' : 'D'}`;
 
@@ -91,6 +91,8 @@ const orderingPk = (def: AnyDef, ordering: string, dir: 'asc' | 'desc') => `${de
 export const recordKeyOfKind = (kind: string, id: string): ItemKey => ({ pk: `${kind}#${id}`, sk: 'R' });
 /** Where a record lives (for batched reads, see batch.ts). */
 export const recordKeyOf = <R extends BaseRecord>(def: EntityDef<R>, id: string): ItemKey => recordKey(anyDef(def), id);
+/** Where the number of records of kind `kind` lives. */
+export const counterKeyOfKind = (kind: string): ItemKey => ({ pk: `${kind}#N`, sk: 'N' });
 /** Where the number of records of an entity lives (for batched reads). */
 export const counterKeyOf = <R extends BaseRecord>(def: EntityDef<R>): ItemKey => counterKey(anyDef(def));
 /** Where the claim of a unique value lives (a carried record can be read there, see getByUnique). */
@@ -225,15 +227,18 @@ function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r
   return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...carried };
 }
 
-/** `extra`: attributes of the record item itself that are not the record (e.g. a title's write id, staged.ts). */
-export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>, extra: Item = {}): WritePlan {
+/**
+ * `extra`: attributes of the record item itself that are not the record (e.g. a title's write id,
+ * staged.ts). `counted: false`: the caller's plan moves the counter (slots.ts).
+ */
+export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>, extra: Item = {}, counted = true): WritePlan {
   const d = anyDef(def);
   const sw = searchText(def.searchFields?.(r) ?? []);
   return plan([
     [put({ ...extra, ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, NEW), { what: 'record', kind: def.kind }],
     ...(def.unique ?? []).map((u): [object, Meaning] => [put(claimItem(def, u, r, 1, priv), NEW), { what: 'unique', field: u.field, message: u.message }]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [put(item), null]),
-    [count(d, 1), null],
+    ...(counted ? [[count(d, 1), null] as [object, Meaning]] : []),
   ]);
 }
 
@@ -289,14 +294,15 @@ export function replacePlan<R extends BaseRecord>(
   return plan(entries);
 }
 
-export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): WritePlan {
+/** `counted: false`: the caller's plan moves the counter (slots.ts). */
+export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>, counted = true): WritePlan {
   const d = anyDef(def);
   const r = stored.record;
   const own = plan([
     [del(recordKey(d, r.id), AT_REV(stored.rev)), { what: 'record', kind: def.kind }],
     ...(def.unique ?? []).map((u): [object, Meaning] => [del(uniqueKey(d, u.field, u.key(r))), null]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [del({ pk: String(item.pk), sk: String(item.sk) }), null]),
-    [count(d, -1), null],
+    ...(counted ? [[count(d, -1), null] as [object, Meaning]] : []),
   ]);
   return def.referenced ? joinPlans(own, tombstonePlan(def.kind, r.id)) : own;
 }

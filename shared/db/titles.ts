@@ -27,6 +27,7 @@ import { db, tableName } from './client.js';
 import { indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
+import { slotCreatePlan, slotDeletePlan, type SlotState } from './slots.js';
 import { journalOf, type JournalEntry } from './staged.js';
 
 /** Bytes of entries per chunk item (DynamoDB's item limit is 400 KB). */
@@ -39,6 +40,8 @@ export interface TitleDef<R extends BaseRecord> {
   relations: readonly string[];
   /** Titles users list: the list statuses their `stats` count (API.md §3.11). */
   listStatuses?: readonly string[];
+  /** Records drawn by the random picks (§4.13): they hold dense slots (slots.ts). */
+  random?: boolean;
 }
 
 /** A title's counters: items per list status, per score 1–10 (`s1`…`s10`), and `favorites`. */
@@ -86,6 +89,8 @@ export interface StoredTitle<R> extends Stored<R> {
   journal: JournalEntry[];
   /** The write that made this revision (its journal, staged.ts). */
   write?: string;
+  /** Its slot (titles with `random`, slots.ts). */
+  slot?: number;
 }
 
 const recordPk = (kind: string, id: string) => `${kind}#${id}`;
@@ -139,6 +144,7 @@ export async function loadTitle<R extends BaseRecord>(def: TitleDef<R>, id: stri
     chunkCounts,
     journal: journalOf(items),
     ...(record.write ? { write: String(record.write) } : {}),
+    ...(record.slot === undefined ? {} : { slot: Number(record.slot) }),
   };
 }
 
@@ -206,6 +212,8 @@ export interface TitleChange<R> {
   after: R | null;
   relations: Relations;
   links: LinkCount[];
+  /** For a creation or deletion of a title with `random`: the slots as read (slots.ts). */
+  slots?: SlotState;
 }
 
 /**
@@ -223,13 +231,20 @@ export function titleWrite<R extends BaseRecord>(
   const id = (after ?? before?.record)!.id;
   const pk = recordPk(entity.kind, id);
   const write = newId();
-  // A replacement updates the record item (its counters change apart, in list edits).
+  const { slots } = change;
+  // Every write of the API passes the slots (title-writes.ts); a creation without them (tests'
+  // direct writes) takes none, but a slotted record's deletion must free its slot.
+  if (before?.slot !== undefined && !after && !slots) throw new Error(`${entity.kind}: deleting a slotted record needs the slots (slots.ts)`);
+  const slotted = def.random === true && slots !== undefined;
+  // A replacement updates the record item (its counters change apart, in list edits; its slot with other records' deletions).
   const recordPlan = !before
-    ? createPlan(entity, after!, undefined, { write })
+    ? createPlan(entity, after!, undefined, { write, ...(slotted ? { slot: slots.n + 1 } : {}) }, !slotted)
     : after
       ? replacePlan(entity, before, after, before.priv, { write }, { update: true })
-      : deletePlan(entity, before);
+      : deletePlan(entity, before, !slotted);
   const mainEntries: WritePlan[] = [recordPlan];
+  if (slotted && !before) mainEntries.push(slotCreatePlan(entity.kind, id, slots));
+  if (slotted && !after && before!.slot !== undefined) mainEntries.push(slotDeletePlan(entity.kind, before!.slot, slots));
   const restItems: object[] = [];
   for (const relation of def.relations) {
     const now = after ? chunk(change.relations[relation] ?? []) : [];

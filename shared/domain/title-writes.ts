@@ -8,6 +8,7 @@
 import { getItems } from '../db/batch.js';
 import { joinPlans, recordKeyOfKind, StaleRecord, type BaseRecord, type WritePlan } from '../db/records.js';
 import { commitStaged, finishJournal } from '../db/staged.js';
+import { readSlots, SlotsMoved } from '../db/slots.js';
 import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { notFound, serviceUnavailable, validationError } from '../http/problem.js';
@@ -37,26 +38,41 @@ export interface Change<R> {
   extra?: WritePlan;
 }
 
+/** How often a creation or deletion is planned again when other ones moved the kind's slots. */
+const SLOT_TRIES = 12;
+
 /**
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
- * (its own revision, or a linked record that was deleted or changed type). The main
- * transaction also holds the resource's `extraPlan` and the attempt's `extra`.
+ * (its own revision, or a linked record that was deleted or changed type; or, for creations and
+ * deletions, the kind's random-pick slots). The main transaction also holds the resource's
+ * `extraPlan` and the attempt's `extra`.
  */
 export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R>, attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>): Promise<void> {
   const skip = new Set<string>();
-  for (let i = 0; i < 4; i++) {
+  let changed = 0;
+  let moved = 0;
+  while (changed < 4 && moved < SLOT_TRIES) {
     const change = await attempt(skip);
     if (change === 'done') return;
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
-    const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
-    const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
-    const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
     try {
+      // Creations and deletions of a kind with random picks also move its slots (slots.ts).
+      const slots = resource.title.random && (!change.before || !change.after) ? await readSlots(resource.title.entity.kind, !change.after) : undefined;
+      const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, ...(slots ? { slots } : {}) });
+      const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
+      const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
       await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write);
       return;
     } catch (err) {
+      if (err instanceof SlotsMoved) {
+        // Concurrent creations of a kind take turns: wait a little, growing and jittered.
+        moved++;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(moved, 6)));
+        continue;
+      }
       if (err instanceof GoneLink) skip.add(err.key);
       else if (!(err instanceof StaleRecord) && !(err instanceof ChangedLink)) throw err;
+      changed++;
     }
   }
   throw serviceUnavailable(1);

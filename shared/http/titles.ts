@@ -9,6 +9,7 @@ import { queryIndex } from '../db/catalogue-index.js';
 import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { titleRecordOf, withStats, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
+import { pickSlot } from '../db/slots.js';
 import type { TitleResource } from '../domain/title-resource.js';
 import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
 import { clock } from '../clock.js';
@@ -143,6 +144,25 @@ export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Oper
   };
   op.prefetch = keys;
   return op;
+}
+
+/**
+ * `GET /api/random/<kind>/` (§4.13): a record drawn uniformly from the kind's slots (slots.ts),
+ * as its detail GET shows it: the counter, a slot, then the record with the tombstones — three
+ * calls (and the reverse views' Query of characters and persons) whatever the catalogue's size.
+ */
+export function randomTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
+  const kind = resource.title.entity.kind;
+  return async (req) => {
+    // A record deleted between the slot's read and its own is drawn again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const id = await pickSlot(kind);
+      if (id === null) break;
+      const [item, tomb] = await getItems([recordKeyOfKind(kind, id), tombstoneKey(req.requestId)]);
+      if (item) return { status: 200, body: await detailOf(resource, titleRecordOf(resource.title, item), new Deleted(tomb)) };
+    }
+    throw notFound(`There is no ${resource.noun} yet.`);
+  };
 }
 
 export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {

@@ -170,7 +170,7 @@ interface ManifestEntry {
 type Manifest = Record<string, ManifestEntry>;
 
 /** Raised when the loader writes other items (a store loaded by an older loader is loaded again). */
-const LOADER_VERSION = 5;
+const LOADER_VERSION = 6;
 
 const manifestFile = (dataDir: string) => join(dataDir, 'catalogue-manifest.json');
 const readManifest = (dataDir: string): Manifest => (existsSync(manifestFile(dataDir)) ? (JSON.parse(readFileSync(manifestFile(dataDir), 'utf8')) as Manifest) : {});

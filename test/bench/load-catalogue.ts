@@ -244,7 +244,8 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     const entity = resource.title.entity as EntityDef<BaseRecord>;
     let puts = 0;
     const links = resource.links?.(null, record) ?? [];
-    const plan = titleWrite(resource.title, null, { after: record, relations, links });
+    // The i-th record of a kind takes slot i + 1, as the i-th creation would (slots.ts).
+    const plan = titleWrite(resource.title, null, { after: record, relations, links, ...(resource.title.random ? { slots: { n: i } } : {}) });
     const counter = counterKeyOf(entity);
     let updates = 0;
     for (const op of [...plan.main.items, ...plan.rest.items] as Record<string, { Item?: Item; Key?: Item }>[]) {

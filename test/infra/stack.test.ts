@@ -224,8 +224,11 @@ describe('routes and the authorizer', () => {
 
 describe('least privilege', () => {
   it('GET functions only read the table (and count requests, when rate-limited; `writes: put` stores, `writes: true` writes); other routes also write; never a Scan or table administration; routes that touch no item get no table access', () => {
-    // The declarations that say so: social sign-in stores its state, my-profile may create the profile.
+    // The declarations that say so: social sign-in stores its state, my-profile may create the
+    // profile, a list's GET creates the list on first use.
     expect(ROUTES.filter((r) => r.writes !== undefined).map((r) => [r.name, r.writes])).toEqual([
+      ['playlists.animelist-get', true],
+      ['playlists.mangalist-get', true],
       ['profiles.my-profile', true],
       ['socials.start', 'put'],
     ]);

@@ -1,0 +1,6 @@
+import { createHandler } from '../../shared/http/handler.js';
+import { randomTitle } from '../../shared/http/titles.js';
+import { mangas } from '../../shared/domain/mangas.js';
+import { routes } from './routes.js';
+
+export const handler = createHandler(routes.manga, randomTitle(mangas));

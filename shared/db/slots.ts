@@ -1,0 +1,119 @@
+/**
+ * Dense slots for uniform random picks (API.md §4.13; docs/data-model.md "Random picks"). The n
+ * records of a kind K whose TitleDef says `random` occupy the slots 1..n, n being the kind's
+ * counter (records.ts `K#N`):
+ *
+ *   slot     pk = K#SLOT   sk = <number, 10 digits>   { id }
+ *   record   pk = K#<id>   sk = R                     { …, slot }   the record's own slot
+ *
+ * A creation takes slot n+1; a deletion moves the record of the last slot into the hole. Both
+ * are in the write's main transaction, which sets the counter instead of adding to it, on the
+ * condition that it still holds the n read before: creations and deletions of a kind take turns
+ * (a conflict fails as SlotsMoved and the write is retried from its read), and slots 1..n name
+ * exactly the kind's records after every write. A pick draws a number in 1..n and reads its slot:
+ * three calls whatever the catalogue's size, every record equally likely.
+ */
+import { randomInt } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Item, ItemKey } from './batch.js';
+import { db, tableName } from './client.js';
+import { counterKeyOfKind, del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
+
+/** What a creation or deletion of a slotted kind read: the counter, and the last slot's record. */
+export interface SlotState {
+  n: number;
+  /** The id in slot n (deletions). */
+  lastId?: string;
+}
+
+const slotPk = (kind: string) => `${kind}#SLOT`;
+export const slotKey = (kind: string, n: number): ItemKey => ({ pk: slotPk(kind), sk: String(n).padStart(10, '0') });
+/** The slot items of a kind (grants). */
+export const slotKeys = (kind: string) => `${kind}#SLOT`;
+
+async function get(key: ItemKey, consistent: boolean): Promise<Item | undefined> {
+  return (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }))).Item;
+}
+
+/**
+ * The state a creation (and, with the last slot, a deletion) of the kind is planned from. The
+ * last slot emptied by a deletion between the two reads: SlotsMoved (planned again).
+ */
+export async function readSlots(kind: string, withLast: boolean): Promise<SlotState> {
+  const n = Number((await get(counterKeyOfKind(kind), true))?.n ?? 0);
+  if (!withLast || n === 0) return { n };
+  const lastId = (await get(slotKey(kind, n), true))?.id;
+  if (typeof lastId !== 'string') throw new SlotsMoved(kind);
+  return { n, lastId };
+}
+
+/** Another creation or deletion of the kind moved the slots since they were read: plan again. */
+export class SlotsMoved extends Error {
+  constructor(kind: string) {
+    super(`${kind}: the slots moved since they were read`);
+    this.name = 'SlotsMoved';
+  }
+}
+
+const stale = (kind: string): Meaning => ({ what: 'error', error: () => new SlotsMoved(kind) });
+
+/** The counter set from `from` to `to`, on the condition that it still holds `from` (no item: 0). */
+function counterMove(kind: string, from: number, to: number): object {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: counterKeyOfKind(kind),
+      UpdateExpression: 'SET #n = :to',
+      ConditionExpression: from === 0 ? 'attribute_not_exists(#n) OR #n = :from' : '#n = :from',
+      ExpressionAttributeNames: { '#n': 'n' },
+      ExpressionAttributeValues: { ':from': from, ':to': to },
+    },
+  };
+}
+
+/** A creation's part: slot n+1 and the counter (the record item carries `slot: n + 1`). */
+export function slotCreatePlan(kind: string, id: string, state: SlotState): WritePlan {
+  return {
+    items: [put({ ...slotKey(kind, state.n + 1), id }), counterMove(kind, state.n, state.n + 1)],
+    meanings: [null, stale(kind)],
+  };
+}
+
+/**
+ * A deletion's part: the record in slot `slot` goes; the last slot's record moves into its place
+ * (its record item's `slot` follows, on the condition that it is still the last) and the
+ * counter goes down.
+ */
+export function slotDeletePlan(kind: string, slot: number, state: SlotState): WritePlan {
+  const last = state.n;
+  if (slot === last) return { items: [del(slotKey(kind, last)), counterMove(kind, last, last - 1)], meanings: [null, stale(kind)] };
+  if (!state.lastId) throw new Error(`${kind}: no record in the last slot ${last}`);
+  const moved = {
+    Update: {
+      TableName: tableName(),
+      Key: recordKeyOfKind(kind, state.lastId),
+      UpdateExpression: 'SET #slot = :slot',
+      ConditionExpression: '#slot = :last',
+      ExpressionAttributeNames: { '#slot': 'slot' },
+      ExpressionAttributeValues: { ':slot': slot, ':last': last },
+    },
+  };
+  return {
+    items: [put({ ...slotKey(kind, slot), id: state.lastId }), del(slotKey(kind, last)), moved, counterMove(kind, last, last - 1)],
+    meanings: [null, null, stale(kind), stale(kind)],
+  };
+}
+
+/**
+ * A record of the kind drawn uniformly (null: there is none): the counter, then a slot. A slot
+ * emptied by a deletion between the two reads is drawn again.
+ */
+export async function pickSlot(kind: string): Promise<string | null> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const n = Number((await get(counterKeyOfKind(kind), false))?.n ?? 0);
+    if (n === 0) return null;
+    const id = (await get(slotKey(kind, randomInt(1, n + 1)), false))?.id;
+    if (typeof id === 'string') return id;
+  }
+  return null;
+}
