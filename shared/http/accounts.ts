@@ -33,9 +33,9 @@ import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 export const now = () => new Date().toISOString();
 
-/** Runs a read-check-write attempt again when its write finds the record changed (at most three times, then 503). */
-export async function retrying<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let i = 0; i < 3; i++) {
+/** Runs a read-check-write attempt again when its write finds the record changed (at most `times` times, then 503). */
+export async function retrying<T>(attempt: () => Promise<T>, times = 3): Promise<T> {
+  for (let i = 0; i < times; i++) {
     try {
       return await attempt();
     } catch (err) {
