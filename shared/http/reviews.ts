@@ -25,8 +25,9 @@ import { checkIfMatch, recordEtag } from './represent.js';
 const paramsOf = (req: ApiRequest) => req.params as { id: string; id_2?: string };
 const noSuchTitle = (kind: ReviewKindDef) => notFound(`No ${kind.kind} with this id.`);
 const noSuchReview = () => notFound(`No review with this id for this title.`);
-/** Concurrent votes on one review conflict on its count: each is read again and retried. */
-const VOTE_ATTEMPTS = 8;
+/** Concurrent votes on one review conflict on its count: each is read again and retried, with jittered waits. */
+const VOTE_ATTEMPTS = 10;
+const VOTE_BACKOFF_MS = 10;
 
 type Title = { id: string; name: string; image: string | null };
 const titleOf = (item: Item): Title => item.rec as Title;
@@ -148,7 +149,7 @@ export const patchReviewOperation =
       const after: StoredReview = { ...before, record: { ...before.record, ...input, updated_at: now() }, rev: before.rev + 1 };
       await commitContended(reviewPlan({ kind, before, after }));
       return { status: 200, body: viewOf(read, after) };
-    }, VOTE_ATTEMPTS);
+    }, VOTE_ATTEMPTS, VOTE_BACKOFF_MS);
 
 /** `DELETE …/reviews/{review_id}/`: the author, a moderator or an administrator (others 403). Its votes follow (relations consumer). */
 export const deleteReviewOperation =
