@@ -16,6 +16,7 @@ import { routes as persons } from './persons/routes.js';
 import { routes as playlists } from './playlists/routes.js';
 import { routes as producers } from './producers/routes.js';
 import { routes as random } from './random/routes.js';
+import { routes as reviews } from './reviews/routes.js';
 import { routes as profiles } from './profiles/routes.js';
 import { routes as schedules } from './schedules/routes.js';
 import { routes as seasons } from './seasons/routes.js';
@@ -23,9 +24,10 @@ import { routes as socials } from './socials/routes.js';
 import { routes as support } from './support/routes.js';
 import { routes as themes } from './themes/routes.js';
 import { routes as tokens } from './tokens/routes.js';
+import { routes as top } from './top/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, playlists, producers, profiles, random, schedules, seasons, socials, themes, tokens, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, playlists, producers, profiles, random, reviews, schedules, seasons, socials, themes, tokens, top, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

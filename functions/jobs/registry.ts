@@ -4,6 +4,7 @@
  * runs the same modules. Later issues add entries here (season, schedule and ranking refreshes).
  * `cron(…)` times are UTC.
  */
+import { REVIEW_COUNT_KEYS } from '../../shared/db/reviews.js';
 import type { KeyPattern } from '../../shared/db/key-patterns.js';
 import { FILE_KEYS } from '../../shared/db/files.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
@@ -55,6 +56,6 @@ export const JOBS: readonly JobDecl[] = [
     deletesFiles: true,
     // Reads the pending entries and deletes each account as an account deletion does, without
     // e-mail; reads the files due for removal and deletes their items.
-    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS, FILE_KEYS],
+    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS, FILE_KEYS, REVIEW_COUNT_KEYS],
   },
 ];

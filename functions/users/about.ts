@@ -1,10 +1,13 @@
 /**
  * `GET /api/users/{username}/about/` (anyone, API.md §4.21.4): the UserAbout view of an active
  * user, `{username}` matched case-insensitively. Profile fields come from the profile (empty
- * values when it was removed). Reviews and lists do not exist yet: `review_count` is 0 and both
- * lists are null until those features fill them (docs/decisions.md).
+ * values when it was removed). `review_count` is the user's count item, kept by every review
+ * creation and deletion (exact immediately). Lists are null until that feature fills them
+ * (docs/decisions.md).
  */
+import { getItems } from '../../shared/db/batch.js';
 import { getProfileOfUser } from '../../shared/db/profiles.js';
+import { reviewCountKey, reviewCountOf } from '../../shared/db/reviews.js';
 import { userByUsernameKey } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Operation } from '../../shared/http/handler.js';
 import { activeUserNamed } from '../../shared/http/accounts.js';
@@ -14,7 +17,8 @@ const username = (req: ApiRequest) => (req.params as { username: string }).usern
 
 const about: Operation = async (req) => {
   const user = (await activeUserNamed(req, username(req))).record;
-  const profile = (await getProfileOfUser(user.id))?.record;
+  const [stored, [count]] = await Promise.all([getProfileOfUser(user.id), getItems([reviewCountKey(user.id)])]);
+  const profile = stored?.record;
   return {
     status: 200,
     body: {
@@ -27,7 +31,7 @@ const about: Operation = async (req) => {
       website: profile?.website ?? null,
       gender: profile?.gender ?? null,
       joined_at: user.created_at,
-      review_count: 0,
+      review_count: reviewCountOf(count),
       anime_list: null,
       manga_list: null,
     },

@@ -1,7 +1,9 @@
 /** The operations on /api/users/ (API.md §4.21). */
 import * as z from 'zod';
 import { ReviewKind } from '../../shared/domain/enums.js';
-import { REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewRead } from '../../shared/domain/reviews.js';
+import { ANIME_REVIEWS, MANGA_REVIEWS, REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewRead } from '../../shared/domain/reviews.js';
+import { REVIEW_COUNT_KEYS, REVIEW_KEYS } from '../../shared/db/reviews.js';
+import { titleKeys } from '../../shared/db/titles.js';
 import {
   USER_FIELDS,
   adminUserBody,
@@ -54,8 +56,8 @@ const idErrors = ['not-found', 'precondition-failed'] as const;
 const ACCOUNT = [USER_KEYS, AUTH_KEYS];
 /** An account with what goes with it: a rename rewrites the profile; a deletion removes the profile and the social links. */
 const ACCOUNT_AND_PROFILE = [...ACCOUNT, PROFILE_KEYS];
-/** Account deletion: also the posting list of the articles it wrote and the tombstones (accountDeletionPlans). */
-const WHOLE_ACCOUNT = [...ACCOUNT_AND_PROFILE, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS];
+/** Account deletion: also the posting list of the articles it wrote, its review count and the tombstones (accountDeletionPlans). */
+const WHOLE_ACCOUNT = [...ACCOUNT_AND_PROFILE, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS, REVIEW_COUNT_KEYS];
 
 const ownShape = 'The own id takes the body of `/api/users/me/` (`username`); an administrator on another user takes `username`, `email`, `role`, `is_active`.';
 
@@ -110,7 +112,7 @@ export const routes = {
     summary: 'Information about a user', params: usernameParams,
     response: { status: 200, schema: userAboutRead }, errors: ['not-found'],
     // The username claim carries the user without its private attributes.
-    keys: [USERNAME_CLAIM_KEYS, PROFILE_BY_USER_KEYS],
+    keys: [USERNAME_CLAIM_KEYS, PROFILE_BY_USER_KEYS, REVIEW_COUNT_KEYS],
   }),
   reviews: defineRoute({
     name: 'users.reviews', method: 'GET', path: '/api/users/{username}/reviews/', access: 'public',
@@ -121,7 +123,8 @@ export const routes = {
       ordering: orderingParam(REVIEW_ORDERINGS, REVIEW_DEFAULT_ORDERING),
     }),
     response: { status: 200, schema: reviewRead, page: true, fields: REVIEW_FIELDS }, errors: ['not-found'],
-    keys: [USERNAME_CLAIM_KEYS],
+    // The user's review vectors, the reviews, their titles (entry) and the tombstones.
+    keys: [USERNAME_CLAIM_KEYS, ...REVIEW_KEYS, titleKeys(ANIME_REVIEWS.title), titleKeys(MANGA_REVIEWS.title), TOMBSTONE_KEYS],
   }),
   activation: defineRoute({
     name: 'users.activation', method: 'POST', path: '/api/users/activation/', access: 'credentials',

@@ -76,6 +76,6 @@ const CATALOGUE_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEM
  * Kinds whose record changes the relations consumer follows (its stream filter): the catalogue's,
  * news (journals left behind) and user accounts (a deleted account's news articles lose their author).
  */
-export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER', 'CASCADE'];
-/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items, the users' lists, its cascades and the tombstones (never users' records). */
-export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS', 'ANIMELIST', 'MANGALIST', 'CASCADE'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);
+export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER', 'REVIEW', 'CASCADE'];
+/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items, the users' lists and reviews, its cascades and the tombstones (never users' records). */
+export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS', 'ANIMELIST', 'MANGALIST', 'REVIEW', 'REVIEWS', 'CASCADE'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);

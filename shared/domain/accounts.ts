@@ -13,6 +13,8 @@ import { socialLinksOfUser, unlinkPlans } from '../db/social.js';
 import { hasPostings } from '../db/catalogue-index.js';
 import { newsIndex } from '../db/news.js';
 import { tombstonePlan } from '../db/tombstones.js';
+import { getItems } from '../db/batch.js';
+import { reviewCountKey, reviewCountOf } from '../db/reviews.js';
 import { createUserPlan, deleteUserPlan, replaceUserPlan, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
 import { newId } from '../ids.js';
 
@@ -158,15 +160,18 @@ export async function replaceRegistration(
  * Reads the profile and the links (one GetItem, one Query). The user's deletion is conditioned
  * on the revision read, so a change meanwhile fails the transaction (StaleRecord).
  *
- * News articles it wrote lose their author (below). Later features add their items here: both
- * lists and their items, reviews, helpful votes (with the derived numbers they feed).
+ * News articles it wrote lose their author (below). Its lists, reviews and helpful votes are
+ * removed by the relations consumer (playlist-effects.ts, review-effects.ts); its reviews are
+ * hidden at once by the tombstone.
  */
 export async function accountDeletionPlans(user: StoredUser): Promise<WritePlan[]> {
   const id = user.record.id;
-  const [profile, links, wroteNews] = await Promise.all([getProfileOfUser(id), socialLinkDeletionPlans(id), hasPostings(newsIndex, 'author', id)]);
-  // The articles it wrote show `author: null` at once (the tombstone, read with them); the
-  // relations consumer then stores it and clears the tombstone (decision 101).
-  return [deleteUserPlan(user), ...(profile ? [deleteProfilePlan(profile)] : []), ...links, ...(wroteNews ? [tombstonePlan('USER', id)] : [])];
+  const [profile, links, wroteNews, [reviews]] = await Promise.all([getProfileOfUser(id), socialLinkDeletionPlans(id), hasPostings(newsIndex, 'author', id), getItems([reviewCountKey(id)])]);
+  // The articles it wrote show `author: null` at once and its reviews leave every view at once
+  // (the tombstone, read with them); the relations consumer then stores the one, removes the
+  // others and clears the tombstone (decision 101, docs/data-model.md "Reviews").
+  const tombstone = wroteNews || reviewCountOf(reviews) > 0;
+  return [deleteUserPlan(user), ...(profile ? [deleteProfilePlan(profile)] : []), ...links, ...(tombstone ? [tombstonePlan('USER', id)] : [])];
 }
 
 /** The deletions of a user's social identity links (both items of each link). */

@@ -5,6 +5,8 @@ import { AnimeMediaType, AnimeStatus, MangaMediaType, MangaStatus } from './enum
 const image = z.string().meta({ format: 'uri' }).nullable();
 
 export const characterCard = z.object({ id: z.string(), name: z.string(), image });
+/** A review's `entry` (§3.9): the reviewed anime or manga as `{id, name, image}`. */
+export const reviewEntry = characterCard;
 export const animeCard = z.object({
   id: z.string(),
   name: z.string(),

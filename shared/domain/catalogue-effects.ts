@@ -26,6 +26,7 @@ import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
 import { cascadeDone } from '../db/cascades.js';
 import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
 import { afterAccountDeleted, afterTitleDeleted, afterTitleRenamed } from './playlist-effects.js';
+import { afterReviewDeleted } from './review-effects.js';
 import { animes } from './animes.js';
 import { characters } from './characters.js';
 import { mangas } from './mangas.js';
@@ -156,8 +157,13 @@ function countersOnly(before: Item | undefined, after: Item | undefined): boolea
 }
 
 export async function applyRecordEffects(kind: string, id: string, before: Item | undefined, after: Item | undefined): Promise<void> {
-  if (countersOnly(before, after)) return;
   const deleted = before !== undefined && after === undefined;
+  // A review: only its deletion matters here (its votes go); edits and votes change nothing derived.
+  if (kind === 'REVIEW') {
+    if (deleted) await afterReviewDeleted(id);
+    return;
+  }
+  if (countersOnly(before, after)) return;
   const renamed = before !== undefined && after !== undefined && nameOf(before) !== nameOf(after);
   // A title written through a journal whose writer died before applying it (staged.ts): its
   // derived items are finished now rather than at its next write. (Animes and mangas: their
@@ -185,7 +191,8 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
       await dropReverse(kind, id);
     }
     await refreshReferrers(kind, id);
-    if (kind === 'USER') await afterAccountDeleted(id);
+    // Its reviews are hidden by its tombstone until they are gone.
+    if (kind === 'USER' && !(await afterAccountDeleted(id))) return;
     // A title's items leave the lists first: its tombstone hides them until they are gone.
     if (!(await afterTitleDeleted(kind, id))) return;
     await clearTombstone(kind, id);
@@ -204,7 +211,11 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
  */
 export async function continueCascade(work: string, id: string, cursor: string | undefined): Promise<void> {
   const [what, kind] = work.split('-');
-  if (what === 'DELETED' && kind === 'USER') return afterAccountDeleted(id);
+  if (what === 'DELETED' && kind === 'REVIEW') return afterReviewDeleted(id);
+  if (what === 'DELETED' && kind === 'USER') {
+    if (await afterAccountDeleted(id)) await clearTombstone(kind, id);
+    return;
+  }
   if (what === 'DELETED' && kind) {
     if (await afterTitleDeleted(kind, id)) {
       await clearTombstone(kind, id);

@@ -5,6 +5,8 @@
  *    hidden by the title's tombstone, which is cleared only when they are gone);
  *  - a title renamed → the items' copy of its name (the `name` ordering) follows;
  *  - an account deleted → its lists go, and the counters of every title they held.
+ * The title and account deletions also run the reviews' part (review-effects.ts), so that one
+ * cascade, and one tombstone, covers both.
  * Each works for at most the time it is given and says whether it is done; the consumer asks to
  * come back to the rest (shared/db/cascades.ts). Every step reads what is there now, so a
  * repeated step changes nothing.
@@ -13,6 +15,8 @@ import { commit, commitContended, StaleRecord } from '../db/records.js';
 import { cascadeDone, continueLater } from '../db/cascades.js';
 import { deleteList, getItem, itemPlan, listingUsers, userItems, type StoredItem } from '../db/playlists.js';
 import { blankList, PLAYLISTS, type ItemRecord, type PlaylistKind } from './playlists.js';
+import { removeAccountReviews, removeTitleReviews } from './review-effects.js';
+import { reviewKindOf } from './reviews.js';
 import { newId } from '../ids.js';
 
 /** Items removed or changed at once, and read per page. */
@@ -106,10 +110,12 @@ const stepMs = () => Number(process.env.CASCADE_STEP_MS ?? 60_000);
 
 const byTitleKind = (kind: string) => PLAYLISTS.find((p) => p.titleKind === kind);
 
-/** A title of a listed kind was deleted: its items leave the lists; true when done (then its tombstone may go). */
+/** A title of a listed kind was deleted: its items leave the lists, its reviews go; true when done (then its tombstone may go). */
 export async function afterTitleDeleted(kind: string, id: string): Promise<boolean> {
   const lists = byTitleKind(kind);
-  if (!lists || (await removeDeletedTitle(lists, id, Date.now() + stepMs()))) return true;
+  const reviews = reviewKindOf(kind);
+  const deadline = Date.now() + stepMs();
+  if ((!lists || (await removeDeletedTitle(lists, id, deadline))) && (!reviews || (await removeTitleReviews(reviews, id, deadline)))) return true;
   await continueLater(`DELETED-${kind}`, id);
   return false;
 }
@@ -123,8 +129,14 @@ export async function afterTitleRenamed(kind: string, id: string, name: string, 
   else await continueLater(`RENAMED-${kind}`, id, out.at);
 }
 
-/** An account was deleted: its lists go, with their titles' counters. */
-export async function afterAccountDeleted(userId: string): Promise<void> {
-  if (await removeAccountLists(userId, Date.now() + stepMs())) await cascadeDone('DELETED-USER', userId);
+/**
+ * An account was deleted: its lists go, with their titles' counters; its reviews go and its
+ * helpful votes are withdrawn (review-effects.ts). True when done (then its tombstone may go).
+ */
+export async function afterAccountDeleted(userId: string): Promise<boolean> {
+  const deadline = Date.now() + stepMs();
+  const done = (await removeAccountLists(userId, deadline)) && (await removeAccountReviews(userId, deadline));
+  if (done) await cascadeDone('DELETED-USER', userId);
   else await continueLater('DELETED-USER', userId);
+  return done;
 }

@@ -33,9 +33,14 @@ import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 export const now = () => new Date().toISOString();
 
-/** Runs a read-check-write attempt again when its write finds the record changed (at most three times, then 503). */
-export async function retrying<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let i = 0; i < 3; i++) {
+/**
+ * Runs a read-check-write attempt again when its write finds the record changed (at most `times`
+ * times, then 503). With `backoffMs`, retries wait a growing, jittered time (writes that many
+ * requests race for, such as helpful votes on one review).
+ */
+export async function retrying<T>(attempt: () => Promise<T>, times = 3, backoffMs = 0): Promise<T> {
+  for (let i = 0; i < times; i++) {
+    if (i > 0 && backoffMs > 0) await new Promise((r) => setTimeout(r, Math.random() * backoffMs * 2 ** Math.min(i, 5)));
     try {
       return await attempt();
     } catch (err) {

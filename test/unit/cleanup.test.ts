@@ -7,7 +7,7 @@
  * table is a small fake that applies the writes and checks the conditions the plans use.
  */
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { registrationCutoff, runCleanup } from '../../functions/jobs/cleanup.js';
@@ -107,6 +107,10 @@ beforeEach(() => {
   ddb.on(GetCommand).callsFake(async (input: Row) => {
     const row = table.get(keyOf(input.Key));
     return row ? { Item: structuredClone(row) } : {};
+  });
+  ddb.on(BatchGetCommand).callsFake(async (input: Row) => {
+    const [[name, request]] = Object.entries(input.RequestItems as Record<string, { Keys: Row[] }>);
+    return { Responses: { [name!]: request!.Keys.flatMap((k) => (table.has(keyOf(k)) ? [structuredClone(table.get(keyOf(k)))] : [])) } };
   });
   ddb.on(QueryCommand).callsFake(async (input: Row) => {
     const v = input.ExpressionAttributeValues;
