@@ -1,8 +1,9 @@
 /**
  * The numbers "exact immediately" (API.md §5.1) under concurrency: 50 users create, change and
- * delete list items of the same three titles all at once (300+ requests in flight in two
- * waves); afterwards every number — the titles' members, scored_by, score, favorites and
- * statistics, and every list's counts — equals a recount from the items the users read back.
+ * delete list items of the same three titles and vote on their reviews all at once (450+
+ * requests in flight in two waves); afterwards every number — the titles' members, scored_by,
+ * score, favorites and statistics, every list's counts and every review's helpful_count —
+ * equals a recount from the items and votes.
  * A request the service refuses with 503 (transactions that kept conflicting) is retried after
  * its Retry-After, as a client would; none may fail otherwise.
  */
@@ -37,20 +38,40 @@ async function insist(auth: Auth, method: string, path: string, body?: unknown):
 }
 
 describe('exact numbers under concurrency', () => {
-  it('300+ concurrent list edits by 50 users on 3 titles leave every number equal to a recount', { timeout: 300_000 }, async () => {
+  it('450+ concurrent list edits and helpful votes by 50 users on 3 titles leave every number equal to a recount', { timeout: 300_000 }, async () => {
     const random = rng(2026);
     const editor = (await server.user('contributor')).auth;
     const titles = await Promise.all([0, 1, 2].map(async () => expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Contended') }, headers: editor }), 201)));
     const users = await Promise.all(Array.from({ length: 50 }, async () => (await server.user('member')).auth));
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     const values = () => ({ status: pick(STATUSES), score: Math.floor(random() * 11), is_favorite: random() < 0.3 });
+    // A review of each title by one of the users; the others vote on it below.
+    const reviews = await Promise.all(
+      titles.map(async (t, i) => expectJson(await send(server, 'POST', `/api/animes/${t.id}/reviews/create/`, { body: { rating: 7, comment: 'A review everyone votes on, all at once.' }, headers: users[i]! }), 201)),
+    );
+    const helpful = new Map(reviews.map((r) => [r.id, 0]));
+    /** Each other user votes on a review: yes; yes then no; yes, no, yes; or not at all — its last vote counts. */
+    const votes = reviews.flatMap((review, i) =>
+      users.flatMap((auth, u) => {
+        if (u === i) return [];
+        const n = Math.floor(random() * 4);
+        if (n % 2 === 1) helpful.set(review.id, helpful.get(review.id)! + 1);
+        return n === 0 ? [] : [{ auth, path: `/api/animes/${titles[i]!.id}/reviews/${review.id}/`, sequence: [true, false, true].slice(0, n) }];
+      }),
+    );
 
     // Wave 1: every user adds every title, all at once.
     const created = await Promise.all(users.flatMap((auth) => titles.map(async (t) => ({ auth, item: expectJson(await insist(auth, 'POST', ITEMS, { anime_id: t.id, ...values() }), 201) }))));
-    // Wave 2: each item is changed twice, or deleted, or deleted and added again — all at once.
+    // Wave 2: each item is changed twice, or deleted, or deleted and added again, and the votes — all at once.
     let requests = created.length;
-    await Promise.all(
-      created.map(async ({ auth, item }) => {
+    await Promise.all([
+      ...votes.map(async ({ auth, path, sequence }) => {
+        for (const vote of sequence) {
+          expect((await insist(auth, 'PATCH', path, { helpful: vote })).status).toBe(200);
+          requests += 1;
+        }
+      }),
+      ...created.map(async ({ auth, item }) => {
         const path = `${ITEMS}${item.id}/`;
         const r = random();
         if (r < 0.6) {
@@ -65,8 +86,8 @@ describe('exact numbers under concurrency', () => {
           requests += 2;
         }
       }),
-    );
-    expect(requests).toBeGreaterThanOrEqual(300);
+    ]);
+    expect(requests).toBeGreaterThanOrEqual(450);
 
     // The recount: every user's items, as the user reads them back.
     const expected = new Map(titles.map((t) => [t.id, { counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<string, number>, votes: Array(11).fill(0) as number[], favorites: 0 }]));
@@ -94,6 +115,9 @@ describe('exact numbers under concurrency', () => {
       expect(stats).toMatchObject({ ...e.counts, total: members, scored_by: scoredBy, score });
       expect(stats.scores.map((s: { votes: number }) => s.votes)).toEqual(e.votes.slice(1));
       expect(expectJson(await send(server, 'GET', `/api/animes/${t.id}/`), 200)).toMatchObject({ members, scored_by: scoredBy, score, favorites: e.favorites });
+      // The review's helpful_count: the voters whose last vote was yes.
+      const [review] = expectJson(await send(server, 'GET', `/api/animes/${t.id}/reviews/`), 200).results;
+      expect(review.helpful_count).toBe(helpful.get(review.id));
     }
   });
 });

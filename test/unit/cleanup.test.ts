@@ -109,8 +109,8 @@ beforeEach(() => {
     return row ? { Item: structuredClone(row) } : {};
   });
   ddb.on(BatchGetCommand).callsFake(async (input: Row) => {
-    const [[name, request]] = Object.entries(input.RequestItems as Record<string, { Keys: Row[] }>);
-    return { Responses: { [name!]: request!.Keys.flatMap((k) => (table.has(keyOf(k)) ? [structuredClone(table.get(keyOf(k)))] : [])) } };
+    const [name, request] = Object.entries(input.RequestItems as Record<string, { Keys: { pk: string; sk: string }[] }>)[0]!;
+    return { Responses: { [name]: request.Keys.flatMap((k) => (table.has(keyOf(k)) ? [structuredClone(table.get(keyOf(k)))] : [])) } };
   });
   ddb.on(QueryCommand).callsFake(async (input: Row) => {
     const v = input.ExpressionAttributeValues;
