@@ -10,7 +10,7 @@
  * which are hints.
  */
 import { getItems, type Item } from '../db/batch.js';
-import { planKeys, queryIndex, readPostings, vectorPage } from '../db/catalogue-index.js';
+import { planKeys, queryIndex, readPostings, vectorPage, type IndexDef } from '../db/catalogue-index.js';
 import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
@@ -85,19 +85,9 @@ export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>
   const shape = shapeKeys(resource).item;
   const parentKey = (req: ApiRequest) => recordKeyOfKind(parent.kind, (req.params as { id: string }).id);
   const op: Operation = async (req) => {
-    const q = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
     const known = req.prefetched(parentKey(req));
     if (known === null) throw notFound(`No ${parent.noun} with this id.`);
-    const postings = await readPostings(index, listing.filter, (req.params as { id: string }).id);
-    const equals = Object.fromEntries(Object.keys(listing.filters).filter((p) => q[p] !== undefined).map((p) => [p, String(q[p])]));
-    const page = vectorPage(index, postings, {
-      ordering: q.ordering.key,
-      descending: q.ordering.descending,
-      limit: pageLimit(req),
-      cursor: req.query.cursor ?? null,
-      terms: [],
-      equals,
-    });
+    const { page } = await postingListPage(index, listing.filter, (req.params as { id: string }).id, req, listing.filters);
     const [[parentItem], records] = await Promise.all([
       known === undefined ? getItems([parentKey(req)]) : [known],
       // A record deleted since its posting was read is left out; so are its references to deleted records.
@@ -109,4 +99,18 @@ export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>
   // With a token, the parent is read with the caller's auth state.
   op.prefetch = (req) => [parentKey(req)];
   return op;
+}
+
+/**
+ * A page of one posting list read whole (the titles whose `filter` is `value`), filtered by the
+ * request's query parameters among `filters`, ordered and cut in memory like a driver list of
+ * the planner (vectorPage): `page.matched` is exact and every page full. `filtered`: a filter
+ * was given.
+ */
+export async function postingListPage<R extends BaseRecord>(index: IndexDef<R>, filter: string, value: string, req: ApiRequest, filters: Record<string, unknown>) {
+  const q = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
+  const equals = Object.fromEntries(Object.keys(filters).filter((p) => q[p] !== undefined).map((p) => [p, String(q[p])]));
+  const postings = await readPostings(index, filter, value);
+  const page = vectorPage(index, postings, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals });
+  return { page, filtered: Object.keys(equals).length > 0 };
 }

@@ -6,13 +6,13 @@
  * driver list of the planner (catalogue-index.ts vectorPage), so `count` is exact and every page
  * full. The page's records are read with the tombstones (one BatchGetItem). Two calls.
  */
-import { readPostings, vectorPage } from '../db/catalogue-index.js';
 import { yearSeason } from '../db/animes.js';
 import { clock } from '../clock.js';
 import { animes } from '../domain/animes.js';
 import { seasonFilters, seasonNow, seasonUpcoming, type SeasonOfYear } from '../domain/seasons.js';
 import type { ApiRequest, Operation } from './handler.js';
-import { pageLimit, pageReply } from './page.js';
+import { postingListPage } from './linked-titles.js';
+import { pageReply } from './page.js';
 import { recordsOf, shapeKeys } from './titles.js';
 
 /** Which season a route shows: the one in its path, or the current or upcoming one (§5.2). */
@@ -29,20 +29,10 @@ export function seasonList(choice: SeasonChoice): Operation {
   const shape = shapeKeys(animes).item;
   return async (req) => {
     const { year, season } = chosen[choice](req);
-    const q = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
-    const equals = Object.fromEntries(Object.keys(seasonFilters).filter((p) => q[p] !== undefined).map((p) => [p, String(q[p])]));
-    const postings = await readPostings(index, 'year_season', yearSeason(year, season));
-    const page = vectorPage(index, postings, {
-      ordering: q.ordering.key,
-      descending: q.ordering.descending,
-      limit: pageLimit(req),
-      cursor: req.query.cursor ?? null,
-      terms: [],
-      equals,
-    });
+    const { page, filtered } = await postingListPage(index, 'year_season', yearSeason(year, season), req, seasonFilters);
     // A record deleted since its posting was read is left out; so are its references to deleted records.
     const records = await recordsOf(animes, page.entries.map((e) => e.id), shape, req.requestId);
-    const count = Object.keys(equals).length > 0 ? null : page.matched;
+    const count = filtered ? null : page.matched;
     return pageReply(req, { items: records, next: page.next, previous: page.previous }, count, { year, season });
   };
 }

@@ -10,23 +10,12 @@
 import { describe, expect, it } from 'vitest';
 import { expectJson, send, uniqueName, type Sent } from '../support/contract.js';
 import { useServer } from '../support/server.js';
+import { rng } from '../support/rng.js';
 
 const server = useServer();
 type Auth = Record<string, string>;
 const ITEMS = '/api/playlists/animelist/animes/';
 const STATUSES = ['watching', 'completed', 'on_hold', 'dropped', 'plan_to_watch'];
-
-/** A small deterministic PRNG, so a failing run can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A request, retried while the service answers 503 (at most 20 times). */
 async function insist(auth: Auth, method: string, path: string, body?: unknown): Promise<Sent> {

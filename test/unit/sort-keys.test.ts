@@ -9,18 +9,7 @@ import { invertId, sortKey, type OrderType, type OrderValue } from '../../shared
 import { ID_LENGTH, newId } from '../../shared/ids.js';
 import { searchNormalize } from '../../shared/text.js';
 import { contractOrder } from '../support/list-rules.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../support/rng.js';
 
 /** Pieces names are built from: prefixes of each other, accents, case, CJK, emoji, characters
  * above the surrogate range (U+E000, U+FF5E) whose UTF-16 order differs from code point order,
