@@ -272,7 +272,7 @@ describe('the catalogue planner against the contract', () => {
     expect(before.entries.map((e) => e.id)).toEqual(expected(8, 'score', false).slice(0, 2));
   });
 
-  it('a first page makes one index read; later pages read on, up to four reads, until they are full', async () => {
+  it('a first page makes one index read; later pages read on, up to four reads, until they are full', { timeout: 120_000 }, async () => {
     const kind = `F${newId().replace(/[^A-Za-z]/g, '').slice(0, 8).toUpperCase()}`;
     const def: TitleDef<AnimeRecord> = { entity: { ...animeEntity, kind }, index: { ...animeIndex, kind }, relations: ANIME_RELATIONS };
     // 16 animes, every second one in GENRES[0]; names in that order.
