@@ -3,7 +3,7 @@
  * e.g. the caller's auth state together with a record or a counter. Keys are opaque to callers:
  * they come from the entity modules of this folder.
  */
-import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 
 export interface ItemKey {
@@ -86,4 +86,58 @@ export async function writeItems(puts: readonly Item[], deletes: readonly ItemKe
     }
   };
   for (let i = 0; i < batches.length; i += 4) await Promise.all(batches.slice(i, i + 4).map(send));
+}
+
+/**
+ * Puts a stream of items with BatchWriteItem (a bulk load: unconditional puts of final values),
+ * 25 per call with up to `inFlight` calls at once, so that building the next items overlaps the
+ * writes; unprocessed items are retried with backoff. `put` waits only when `inFlight` calls are
+ * under way; `drain` waits for the rest and throws the first failure.
+ */
+export class BulkWriter {
+  /** Items written so far. */
+  written = 0;
+  private pending: Item[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private failure: unknown = null;
+
+  constructor(
+    private readonly inFlight = 8,
+    private readonly client: DynamoDBDocumentClient = db(),
+  ) {}
+
+  async put(item: Item): Promise<void> {
+    this.pending.push(item);
+    if (this.pending.length >= MAX_WRITES) await this.flush();
+  }
+
+  async drain(): Promise<void> {
+    while (this.pending.length > 0) await this.flush();
+    await Promise.all(this.running);
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.running.size >= this.inFlight) await Promise.race(this.running);
+    if (this.failure !== null) throw this.failure;
+    const call: Promise<void> = this.send(this.pending.splice(0, MAX_WRITES))
+      .catch((err: unknown) => {
+        this.failure ??= err;
+      })
+      .finally(() => this.running.delete(call));
+    this.running.add(call);
+  }
+
+  private async send(items: Item[]): Promise<void> {
+    const table = tableName();
+    let requests = items.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt)));
+      if (attempt > 12) throw Object.assign(new Error(`BatchWriteItem left ${requests.length} items unprocessed`), { name: 'ProvisionedThroughputExceededException' });
+      const out = await this.client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      const left = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
+      this.written += requests.length - left.length;
+      requests = left;
+    }
+  }
 }

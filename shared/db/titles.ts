@@ -161,6 +161,8 @@ export interface TitleChange<R> {
   after: R | null;
   relations: Relations;
   links: LinkCount[];
+  /** The record's private attributes after the change (absent: those it had, none for a creation). */
+  priv?: Record<string, unknown>;
 }
 
 /**
@@ -178,7 +180,8 @@ export function titleWrite<R extends BaseRecord>(
   const id = (after ?? before?.record)!.id;
   const pk = recordPk(entity.kind, id);
   const write = newId();
-  const recordPlan = !before ? createPlan(entity, after!, undefined, { write }) : after ? replacePlan(entity, before, after, before.priv, { write }) : deletePlan(entity, before);
+  const priv = change.priv ?? before?.priv;
+  const recordPlan = !before ? createPlan(entity, after!, priv, { write }) : after ? replacePlan(entity, before, after, priv, { write }) : deletePlan(entity, before);
   const mainEntries: WritePlan[] = [recordPlan];
   const restItems: object[] = [];
   for (const relation of def.relations) {

@@ -35,6 +35,8 @@ export interface Change<R> {
   relations: Relations;
   /** Items of this change only, committed in the main transaction (e.g. an upload's guard deletion). */
   extra?: WritePlan;
+  /** The record's private attributes after the change (absent: kept; e.g. an imported title's provenance). */
+  priv?: Record<string, unknown>;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
     const change = await attempt(skip);
     if (change === 'done') return;
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
-    const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links });
+    const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv });
     const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
     const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
     try {
