@@ -1,7 +1,7 @@
 /**
  * Scheduled jobs (API.md §5.5, DESIGN.md §5): one declaration per job. The CDK app creates one
  * function and one EventBridge rule for each entry; the local scheduler (infra/local/scheduler.ts)
- * runs the same modules. Later issues add entries here (season, schedule and ranking refreshes).
+ * runs the same modules. Later issues add entries here (ranking refreshes).
  * `cron(…)` times are UTC.
  */
 import { REVIEW_COUNT_KEYS } from '../../shared/db/reviews.js';
@@ -13,6 +13,8 @@ import { AUTHOR_POSTING_KEYS } from '../../shared/db/news.js';
 import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
+import { SOURCE_KEYS } from '../../shared/db/sources.js';
+import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -34,6 +36,14 @@ export interface JobDecl {
   /** The table items the job touches, as partition-key patterns (as RouteDecl.keys); its role may touch no other. */
   keys: readonly KeyPattern[];
 }
+
+/**
+ * What the catalogue import writes and reads (shared/domain/catalogue-import.ts): the animes' own
+ * items and the records a contributor may have linked to an imported title (read to check them
+ * when the title is written again, as an anime's PUT does; the import links none, so it changes
+ * no count of theirs). The tombstones are not read: a title write does not.
+ */
+const IMPORTED_TITLE_KEYS = TITLE_KEYS.anime.filter((k) => k !== TOMBSTONE_KEYS);
 
 export const JOBS: readonly JobDecl[] = [
   {
@@ -57,5 +67,24 @@ export const JOBS: readonly JobDecl[] = [
     // Reads the pending entries and deletes each account as an account deletion does, without
     // e-mail; reads the files due for removal and deletes their items.
     keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS, FILE_KEYS, REVIEW_COUNT_KEYS],
+  },
+  {
+    name: 'season-refresh',
+    entry: 'functions/jobs/season-refresh.ts',
+    schedule: 'cron(0 4 * * ? *)',
+    description: 'Imports the current and upcoming seasons from the catalogue source (bangumi-data): new titles, changed dates and broadcasts',
+    // Locally daily as well. The first import of a store is the whole catalogue: `npm start` does
+    // it on its first start, `npm run import-catalogue -- --stage S` on AWS (docs/decisions.md I7).
+    localPeriodSeconds: 86_400,
+    // The titles, and the links from the source's items to them.
+    keys: [...IMPORTED_TITLE_KEYS, SOURCE_KEYS],
+  },
+  {
+    name: 'airing-status',
+    entry: 'functions/jobs/airing-status.ts',
+    schedule: 'rate(1 hour)',
+    description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
+    // Reads the index's status posting lists and the records that may move; writes as a title write.
+    keys: IMPORTED_TITLE_KEYS,
   },
 ];

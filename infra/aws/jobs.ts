@@ -4,9 +4,13 @@
  * their declaration names (`keys`).
  * A job that sends e-mail (the outbox) is created only when the stage has a sender; a job that
  * deletes stored files (the cleanup) may delete picture files and nothing else of the bucket.
+ * Each job has a failure alarm, as each stream consumer has (streams.ts): an error of its function
+ * (a run that threw — e.g. a season refresh or airing status run that left titles unwritten —
+ * or timed out; API.md §5.5: the previous results stay in place).
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
@@ -29,6 +33,8 @@ export interface ScheduledJobsProps {
 
 export class ScheduledJobs extends Construct {
   readonly functions = new Map<string, CatalogueFunction>();
+  /** Each job's failure alarm, by name. */
+  readonly alarms = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
     super(scope, id);
@@ -60,6 +66,17 @@ export class ScheduledJobs extends Construct {
         schedule: Schedule.expression(job.schedule),
         targets: [new LambdaFunction(fn.function, { retryAttempts: 2 })],
       });
+      this.alarms.set(
+        job.name,
+        new Alarm(this, `${job.name}-errors`, {
+          alarmDescription: `A run of the ${job.name} job failed`,
+          metric: fn.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
       this.functions.set(job.name, fn);
     }
   }

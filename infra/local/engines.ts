@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import sesModule from 'aws-ses-v2-local';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../../shared/db/table.js';
 import { startSecretsEmulator } from './secrets-emulator.js';
 
@@ -88,34 +88,52 @@ async function waitForDynamo(url: string, java: ChildProcess): Promise<void> {
   }
 }
 
-export async function startEngines(opts: EngineOptions): Promise<Engines> {
-  const dynamoDir = join(opts.dataDir, 'dynamodb');
-  const s3Dir = join(opts.dataDir, 's3');
-  const secretsDir = join(opts.dataDir, 'secrets');
-  for (const d of [dynamoDir, s3Dir, secretsDir]) mkdirSync(d, { recursive: true });
-
-  const dynamoPort = await freePort();
-  const java = spawnDynamo({ port: dynamoPort, sharedDb: true, path: opts.persist ? dynamoDir : null, stdio: 'ignore' });
+/** DynamoDB Local (the Java engine) on a free loopback port, its data in `path` (null: in memory). */
+export async function startDynamoLocal(path: string | null): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const java = spawnDynamo({ port, sharedDb: true, path, stdio: 'ignore' });
   const killJava = () => {
     if (java.exitCode === null) java.kill('SIGKILL');
   };
   process.once('exit', killJava);
-  const stops: (() => Promise<void>)[] = [
-    async () => {
-      process.removeListener('exit', killJava);
-      if (java.exitCode !== null) return;
-      const exited = new Promise<void>((r) => java.once('exit', () => r()));
-      java.kill('SIGTERM');
-      const timer = setTimeout(killJava, 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  ];
+  const stop = async () => {
+    process.removeListener('exit', killJava);
+    if (java.exitCode !== null) return;
+    const exited = new Promise<void>((r) => java.once('exit', () => r()));
+    java.kill('SIGTERM');
+    const timer = setTimeout(killJava, 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForDynamo(url, java);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, stop };
+}
+
+/** Where DynamoDB Local keeps the data of a data dir. */
+export const dynamoDataDir = (dataDir: string) => join(dataDir, 'dynamodb');
+/** The file DynamoDB Local keeps every table in, with `-sharedDb` (as AWS documents it). */
+export const DYNAMO_FILE = 'shared-local-instance.db';
+
+export async function startEngines(opts: EngineOptions): Promise<Engines> {
+  const dynamoDir = dynamoDataDir(opts.dataDir);
+  const s3Dir = join(opts.dataDir, 's3');
+  const secretsDir = join(opts.dataDir, 'secrets');
+  for (const d of [dynamoDir, s3Dir, secretsDir]) mkdirSync(d, { recursive: true });
+
+  // Java starts while the other engines do.
+  const dynamoStarting = startDynamoLocal(opts.persist ? dynamoDir : null);
+  dynamoStarting.catch(() => undefined);
+  const stops: (() => Promise<void>)[] = [async () => (await dynamoStarting.catch(() => null))?.stop()];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((err: unknown) => console.error('stopping an engine failed:', err));
   };
   try {
-    const dynamodb = `http://127.0.0.1:${dynamoPort}`;
     const mailPort = await freePort();
     const mailServer = (await startSes({ host: '127.0.0.1', port: mailPort })) as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
     stops.push(() => new Promise((r) => { mailServer.closeAllConnections?.(); mailServer.close(() => r()); }));
@@ -130,7 +148,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     const secretsServer = await startSecretsEmulator(secretsDir);
     stops.push(() => new Promise((r) => { secretsServer.server.closeAllConnections(); secretsServer.server.close(() => r()); }));
 
-    await waitForDynamo(dynamodb, java);
+    const dynamodb = (await dynamoStarting).url;
     const addresses = { dynamodb, mail, s3, secrets: secretsServer.url };
     return { ...addresses, env: engineEnvironment(addresses), stop };
   } catch (err) {
@@ -139,13 +157,21 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
   }
 }
 
-/** Creates the table (as described in shared/db/table.ts) unless it exists. */
-export async function ensureTable(endpoint: string, name: string): Promise<void> {
+/**
+ * Makes the table as shared/db/table.ts describes it: creates it unless it exists, and turns its
+ * stream on when it has none (a table the first start's bulk import made, infra/local/first-start.ts).
+ * `stream: false` creates it without a stream, for that import.
+ */
+export async function ensureTable(endpoint: string, name: string, opts: { stream?: boolean } = {}): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const { StreamSpecification, ...withoutStream } = createTableInput(name);
   try {
-    await client.send(new CreateTableCommand(createTableInput(name)));
+    await client.send(new CreateTableCommand(opts.stream === false ? withoutStream : { ...withoutStream, StreamSpecification }));
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
+    if (opts.stream === false) return;
+    const table = await client.send(new DescribeTableCommand({ TableName: name }));
+    if (!table.Table?.StreamSpecification?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification }));
   } finally {
     client.destroy();
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
 import { ensureTable, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
+import { ensureTableWithCatalogue, type FirstImport, type FirstStartOptions } from './first-start.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { startStreamPoller, type StreamPoller } from './streams.js';
@@ -94,6 +95,8 @@ export interface LocalRuntime {
   /** The stream poller and the job scheduler (absent with `background: false`). */
   streams?: StreamPoller;
   scheduler?: Scheduler;
+  /** What the first start imported (`importCatalogue`), or null. */
+  imported: FirstImport | null;
   stop(): Promise<void>;
 }
 
@@ -110,6 +113,11 @@ export interface LocalOptions {
    * (default true). Benchmarks switch them off so that only the measured requests run.
    */
   background?: boolean;
+  /**
+   * Load the real catalogue into a new table before serving (`npm start` without `--fresh`;
+   * infra/local/first-start.ts). `true`, or the options of that import (tests: a small data set).
+   */
+  importCatalogue?: boolean | Pick<FirstStartOptions, 'data' | 'now' | 'onProgress'>;
 }
 
 export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
@@ -122,7 +130,13 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
   const engines = await startEngines({ dataDir: opts.dataDir, persist: opts.persist ?? true });
   try {
     const table = opts.table ?? LOCAL_TABLE;
-    await ensureTable(engines.dynamodb, table);
+    let imported: FirstImport | null = null;
+    if (opts.importCatalogue) {
+      // The import writes with the functions' client: it reads the same environment.
+      Object.assign(process.env, engines.env, { [ENV.table]: table });
+      const extra = opts.importCatalogue === true ? {} : opts.importCatalogue;
+      imported = await ensureTableWithCatalogue({ endpoint: engines.dynamodb, table, ...extra });
+    } else await ensureTable(engines.dynamodb, table);
     // The functions run in this process: their environment is this process's environment.
     const gateway = await startGateway(opts.port);
     const env = functionEnvironment(engines, gateway.url, table);
@@ -151,6 +165,7 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
       env,
       streams,
       scheduler,
+      imported,
       stop: async () => {
         await scheduler?.stop();
         await streams?.stop();

@@ -1,7 +1,9 @@
 /**
  * `npm start`: the whole service on this machine. Starts the engines, creates the table, and
  * serves the API on http://localhost:PORT (default 3000). DATA_DIR (default ./.data) keeps data
- * between runs; `npm start -- --fresh` starts from an empty store. Ctrl-C / SIGTERM stop all.
+ * between runs; on the first start of a data dir the real catalogue (bangumi-data) is imported
+ * before the API listens, with a progress bar (infra/local/first-start.ts); `npm start -- --fresh`
+ * starts from an empty store and imports nothing. Ctrl-C / SIGTERM stop all.
  */
 import { resolve } from 'node:path';
 import { removeState, startLocal, writeState } from './runtime.js';
@@ -19,7 +21,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 
-const runtime = await startLocal({ port, dataDir, fresh: args.includes('--fresh'), persist: true });
+const fresh = args.includes('--fresh');
+const runtime = await startLocal({ port, dataDir, fresh, persist: true, importCatalogue: !fresh });
+if (runtime.imported) {
+  const i = runtime.imported;
+  console.log(`imported ${i.titles} titles of bangumi-data (CC BY 4.0; ${i.skipped} items left out) in ${i.seconds.toFixed(1)} s (${i.items} items)`);
+}
 writeState(dataDir, {
   pid: process.pid,
   url: runtime.gateway.url,

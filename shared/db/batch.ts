@@ -3,7 +3,7 @@
  * e.g. the caller's auth state together with a record or a counter. Keys are opaque to callers:
  * they come from the entity modules of this folder.
  */
-import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 
 export interface ItemKey {
@@ -86,4 +86,95 @@ export async function writeItems(puts: readonly Item[], deletes: readonly ItemKe
     }
   };
   for (let i = 0; i < batches.length; i += 4) await Promise.all(batches.slice(i, i + 4).map(send));
+}
+
+/** Items per TransactWriteItems (DynamoDB's limit), and a margin under its 4 MB per call. */
+const MAX_TRANSACT = 100;
+const MAX_TRANSACT_BYTES = 3_500_000;
+
+/**
+ * Puts a stream of items with BatchWriteItem (a bulk load: unconditional puts of final values),
+ * 25 per call with up to `inFlight` calls at once, so that building the next items overlaps the
+ * writes; unprocessed items are retried with backoff. `put` waits only when `inFlight` calls are
+ * under way; `drain` waits for the rest and throws the first failure.
+ *
+ * `transact: true` puts up to 100 items per TransactWriteItems instead (never the same key twice
+ * in a load): DynamoDB Local keeping its data on disk writes one call in one SQLite transaction,
+ * so four times the items per call load about twice as fast (measured on the first start's
+ * import, docs/decisions.md I7). On AWS a transaction costs twice the write capacity: keep the
+ * default there.
+ */
+export class BulkWriter {
+  /** Items written so far. */
+  written = 0;
+  private pending: Item[] = [];
+  private pendingBytes = 0;
+  private readonly running = new Set<Promise<void>>();
+  private failure: unknown = null;
+  private readonly perCall: number;
+
+  constructor(
+    private readonly inFlight = 8,
+    private readonly client: DynamoDBDocumentClient = db(),
+    private readonly opts: { transact?: boolean } = {},
+  ) {
+    this.perCall = opts.transact ? MAX_TRANSACT : MAX_WRITES;
+  }
+
+  async put(item: Item): Promise<void> {
+    if (this.opts.transact) {
+      const bytes = JSON.stringify(item).length;
+      if (this.pending.length > 0 && this.pendingBytes + bytes > MAX_TRANSACT_BYTES) await this.flush();
+      this.pendingBytes += bytes;
+    }
+    this.pending.push(item);
+    if (this.pending.length >= this.perCall) await this.flush();
+  }
+
+  async drain(): Promise<void> {
+    while (this.pending.length > 0) await this.flush();
+    await Promise.all(this.running);
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.running.size >= this.inFlight) await Promise.race(this.running);
+    if (this.failure !== null) throw this.failure;
+    const items = this.pending.splice(0, this.perCall);
+    this.pendingBytes = 0;
+    const call: Promise<void> = (this.opts.transact ? this.transact(items) : this.send(items))
+      .catch((err: unknown) => {
+        this.failure ??= err;
+      })
+      .finally(() => this.running.delete(call));
+    this.running.add(call);
+  }
+
+  private async transact(items: Item[]): Promise<void> {
+    const TableName = tableName();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName, Item } })) }));
+        this.written += items.length;
+        return;
+      } catch (err) {
+        const name = (err as { name?: string }).name ?? '';
+        if (attempt >= 8 || !/TransactionCanceled|Throttl|ProvisionedThroughputExceeded|InternalServerError|TransactionInProgress/.test(name)) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt)));
+      }
+    }
+  }
+
+  private async send(items: Item[]): Promise<void> {
+    const table = tableName();
+    let requests = items.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt)));
+      if (attempt > 12) throw Object.assign(new Error(`BatchWriteItem left ${requests.length} items unprocessed`), { name: 'ProvisionedThroughputExceededException' });
+      const out = await this.client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      const left = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
+      this.written += requests.length - left.length;
+      requests = left;
+    }
+  }
 }

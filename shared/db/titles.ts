@@ -214,6 +214,8 @@ export interface TitleChange<R> {
   links: LinkCount[];
   /** For a creation or deletion of a title with `random`: the slots as read (slots.ts). */
   slots?: SlotState;
+  /** The record's private attributes after the change (absent: those it had, none for a creation). */
+  priv?: Record<string, unknown>;
 }
 
 /**
@@ -232,15 +234,16 @@ export function titleWrite<R extends BaseRecord>(
   const pk = recordPk(entity.kind, id);
   const write = newId();
   const { slots } = change;
+  const priv = change.priv ?? before?.priv;
   // Every write of the API passes the slots (title-writes.ts); a creation without them (tests'
   // direct writes) takes none, but a slotted record's deletion must free its slot.
   if (before?.slot !== undefined && !after && !slots) throw new Error(`${entity.kind}: deleting a slotted record needs the slots (slots.ts)`);
   const slotted = def.random === true && slots !== undefined;
   // A replacement updates the record item (its counters change apart, in list edits; its slot with other records' deletions).
   const recordPlan = !before
-    ? createPlan(entity, after!, undefined, { write, ...(slotted ? { slot: slots.n + 1 } : {}) }, !slotted)
+    ? createPlan(entity, after!, priv, { write, ...(slotted ? { slot: slots.n + 1 } : {}) }, !slotted)
     : after
-      ? replacePlan(entity, before, after, before.priv, { write }, { update: true })
+      ? replacePlan(entity, before, after, priv, { write }, { update: true })
       : deletePlan(entity, before, !slotted);
   const mainEntries: WritePlan[] = [recordPlan];
   if (slotted && !before) mainEntries.push(slotCreatePlan(entity.kind, id, slots));

@@ -36,6 +36,8 @@ export interface Change<R> {
   relations: Relations;
   /** Items of this change only, committed in the main transaction (e.g. an upload's guard deletion). */
   extra?: WritePlan;
+  /** The record's private attributes after the change (absent: kept; e.g. an imported title's provenance). */
+  priv?: Record<string, unknown>;
 }
 
 /** How often a creation or deletion is planned again when other ones moved the kind's slots. */
@@ -58,7 +60,7 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
     try {
       // Creations and deletions of a kind with random picks also move its slots (slots.ts).
       const slots = resource.title.random && (!change.before || !change.after) ? await readSlots(resource.title.entity.kind, !change.after) : undefined;
-      const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, ...(slots ? { slots } : {}) });
+      const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}) });
       const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
       const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
       await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write);

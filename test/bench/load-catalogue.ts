@@ -25,7 +25,6 @@
  * Adding a kind: a line in TAXONOMY or TITLES with its resource and create route.
  */
 import { createHash } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { routes as animeRoutes } from '../../functions/animes/routes.js';
 import { routes as characterRoutes } from '../../functions/characters/routes.js';
@@ -38,9 +37,8 @@ import { routes as personRoutes } from '../../functions/persons/routes.js';
 import { routes as producerRoutes } from '../../functions/producers/routes.js';
 import { routes as themeRoutes } from '../../functions/themes/routes.js';
 import type { Caller } from '../../shared/auth/roles.js';
-import type { Item } from '../../shared/db/batch.js';
+import { BulkWriter, type Item } from '../../shared/db/batch.js';
 import { CATALOGUE_STREAM, sizeKeyOfItem } from '../../shared/db/catalogue-stream.js';
-import { db, tableName } from '../../shared/db/client.js';
 import { counterKeyOf, createPlan, recordKeyOfKind, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { titleWrite } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
@@ -153,57 +151,19 @@ export interface LoadOptions {
  */
 export const BENCH_EDITOR: Caller = { user_id: 'bench-editor-000000000', username: 'bench_editor', role: 'moderator' };
 
-/** BatchWriteItem, 25 items per call, `limit` calls in flight, unprocessed items retried. */
-class BatchWriter {
-  private pending: Item[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
-  private failure: unknown = null;
-  written = 0;
-  /** Items put meanwhile are dropped (they are in the table already). */
-  paused = false;
-
-  constructor(
-    private readonly limit: number,
-    private readonly dryRun = false,
-  ) {}
-
-  async put(item: Item): Promise<void> {
-    if (this.dryRun || this.paused) return;
-    this.pending.push(item);
-    if (this.pending.length >= 25) await this.flush(25);
-  }
-
-  private async flush(n: number): Promise<void> {
-    if (this.failure !== null) throw this.failure;
-    while (this.inFlight.size >= this.limit) await Promise.race(this.inFlight);
-    if (this.failure !== null) throw this.failure;
-    const batch = this.pending.splice(0, n);
-    const p: Promise<void> = this.send(batch)
-      .catch((err: unknown) => {
-        this.failure ??= err;
-      })
-      .finally(() => this.inFlight.delete(p));
-    this.inFlight.add(p);
-  }
-
-  private async send(batch: Item[]): Promise<void> {
-    const table = tableName();
-    let requests = batch.map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt)));
-      if (attempt > 12) throw new Error(`BatchWriteItem left ${requests.length} items unprocessed`);
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
-      this.written += requests.length;
-      requests = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
-      this.written -= requests.length;
-    }
-  }
-
-  async drain(): Promise<void> {
-    while (this.pending.length > 0) await this.flush(25);
-    await Promise.all(this.inFlight);
-    if (this.failure !== null) throw this.failure;
-  }
+/** The bulk writer of shared/db/batch.ts; items put while `paused` (kinds a resumed load wrote before) or in a dry run are dropped. */
+function loaderWriter(inFlight: number, dryRun: boolean) {
+  const bulk = new BulkWriter(inFlight);
+  return {
+    paused: false,
+    get written() {
+      return bulk.written;
+    },
+    put(item: Item): Promise<void> {
+      return dryRun || this.paused ? Promise.resolve() : bulk.put(item);
+    },
+    drain: () => bulk.drain(),
+  };
 }
 
 const keyOf = (k: { pk?: unknown; sk?: unknown }) => `${String(k.pk)}\u0000${String(k.sk)}`;
@@ -222,7 +182,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   const { cat } = opts;
   const kinds = opts.kinds ?? LOADABLE_KINDS;
   const stamp = opts.stamp ?? benchStamps(cat, kinds);
-  const writer = new BatchWriter(opts.inFlight ?? 8, opts.write === false);
+  const writer = loaderWriter(opts.inFlight ?? 8, opts.write === false);
   const skip = opts.skip ?? [];
   const started = Date.now();
   const ids: Partial<Record<Kind, string[]>> = {};

@@ -465,6 +465,54 @@ describe('scheduled jobs', () => {
   });
 });
 
+describe('catalogue import jobs (season refresh, airing status)', () => {
+  const ruleOf = (component: string) => {
+    const job = byComponent(component);
+    const rules = resourcesOf(dev, 'AWS::Events::Rule').filter((r) => JSON.stringify(r.properties.Targets).includes(job.logicalId));
+    expect(rules, component).toHaveLength(1);
+    return rules[0]!.properties;
+  };
+  const patterns = (f: FunctionInfo) =>
+    f.statements.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined));
+
+  it('the season refresh runs daily, the airing status hourly, each through one rule', () => {
+    expect(ruleOf('job.season-refresh').ScheduleExpression).toBe('cron(0 4 * * ? *)');
+    expect(ruleOf('job.airing-status').ScheduleExpression).toBe('rate(1 hour)');
+  });
+
+  it('least privilege: the titles\' items (no tombstones); the source links only for the refresh; no e-mail, no bucket', () => {
+    const refresh = byComponent('job.season-refresh');
+    const status = byComponent('job.airing-status');
+    expect(patterns(refresh)).toContain('SOURCE#*');
+    expect(patterns(status)).not.toContain('SOURCE#*');
+    for (const f of [refresh, status]) {
+      expect(patterns(f), f.component).toContain('ANIME#*');
+      expect(patterns(f), f.component).not.toContain('DELETED');
+      expect(patterns(f), f.component).not.toContain('USER#*');
+      expect(actionsOf(f.statements, 'ses:'), f.component).toEqual([]);
+      expect(actionsOf(f.statements, 's3:'), f.component).toEqual([]);
+      expect(f.env[ENV.picturesBucket], f.component).toBeUndefined();
+    }
+  });
+
+  it('every job has a failure alarm: an error of its function', () => {
+    const alarms = resourcesOf(dev, 'AWS::CloudWatch::Alarm').map((a) => a.properties);
+    for (const job of JOBS.filter((j) => !j.sendsMail)) {
+      const fn = byComponent(`job.${job.name}`);
+      const own = alarms.filter((a) => JSON.stringify(a.Dimensions).includes(fn.logicalId));
+      expect(own, job.name).toHaveLength(1);
+      expect(own[0]).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn.logicalId } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+});
+
 describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
   let mail: Synthesized;
   let mailFns: FunctionInfo[];

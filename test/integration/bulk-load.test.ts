@@ -8,16 +8,13 @@
  * Any other difference is a bug in the loader.
  */
 import { randomBytes } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
-import { db } from '../../shared/db/client.js';
 import { catalogue, resolveRefs, SEGMENTS, type Kind } from '../bench/catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type Stamp } from '../bench/load-catalogue.js';
 import { send } from '../support/contract.js';
 import { useServer } from '../support/server.js';
-
-type Item = Record<string, unknown>;
+import { scanAll, settled, sortKeys, type Item } from '../support/tables.js';
 
 const server = useServer();
 const cat = catalogue({
@@ -25,17 +22,6 @@ const cat = catalogue({
   seed: 11,
   today: '2025-06-01',
 });
-
-async function scanAll(table: string): Promise<Map<string, Item>> {
-  const items = new Map<string, Item>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }));
-    for (const i of out.Items ?? []) items.set(`${String(i.pk)} ${String(i.sk)}`, i);
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /** The catalogue's items (not those there before it, e.g. the caller's account) without what is random per write. */
 function comparable(items: Map<string, Item>, before: ReadonlySet<string> = new Set()): Map<string, Item> {
@@ -48,22 +34,6 @@ function comparable(items: Map<string, Item>, before: ReadonlySet<string> = new 
     out.set(key, copy);
   }
   return out;
-}
-
-/** Waits until the table stops changing (the stream consumer has applied every record). */
-async function settled(table: string): Promise<Map<string, Item>> {
-  let last = '';
-  let still = 0;
-  // Up to 3 minutes: the relations consumer rewrites every character whose appearances change.
-  for (let i = 0; i < 360; i++) {
-    const items = await scanAll(table);
-    const now = JSON.stringify([...items].sort(([a], [b]) => (a < b ? -1 : 1)));
-    still = now === last ? still + 1 : 0;
-    if (still >= 3) return items;
-    last = now;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the table did not settle');
 }
 
 const viaApi = new Map<string, Item>();
@@ -142,8 +112,3 @@ describe('bulk loader', () => {
   });
 });
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Item)[k])]));
-}

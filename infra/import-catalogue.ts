@@ -1,0 +1,62 @@
+/**
+ * `npm run import-catalogue [-- --stage S] [--seasons] [--concurrency N]`: imports the
+ * bangumi-data catalogue (README "A real catalogue on first start") through the API's own write
+ * path (shared/domain/catalogue-import.ts importTitles), as the season refresh job does: new
+ * items become titles, titles that came from the source are updated field by field while they
+ * hold what the import last wrote (a contributor's edit is kept), deleted ones stay deleted.
+ * Running it again changes only what the source changed.
+ *
+ * - Without `--stage`: into the running `npm start` (same DATA_DIR), like create-admin.
+ * - With `--stage S`: into the table of the deployed stage S (the stack's TableName output),
+ *   with the caller's AWS credentials and region — the first import of a deployment.
+ * - `--seasons`: only the current and upcoming seasons (what the daily job imports).
+ */
+import { parseArgs } from 'node:util';
+import { AdminError, stageTableName } from './admin-account.js';
+import { attachToLocal, fail } from './local/attach.js';
+import { progressBar } from './local/first-start.js';
+
+const TOOL = 'import-catalogue';
+const USAGE = 'usage: npm run import-catalogue [-- --stage STAGE] [--seasons] [--concurrency N]';
+
+let values: { stage?: string; seasons?: boolean; concurrency?: string };
+try {
+  ({ values } = parseArgs({
+    options: { stage: { type: 'string' }, seasons: { type: 'boolean' }, concurrency: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  }));
+} catch (err) {
+  fail(TOOL, `${(err as Error).message}\n${USAGE}`);
+}
+const concurrency = Number(values.concurrency ?? 8);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail(TOOL, `--concurrency must be an integer from 1 to 64\n${USAGE}`);
+
+let where: string;
+try {
+  if (values.stage === undefined) {
+    const state = attachToLocal(TOOL);
+    where = `the local service at ${state.url}`;
+  } else {
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    process.env.TABLE_NAME = await stageTableName(values.stage);
+    where = `stage ${values.stage} (table ${process.env.TABLE_NAME})`;
+  }
+} catch (err) {
+  if (err instanceof AdminError) fail(TOOL, err.message);
+  throw err;
+}
+
+// Loaded once the environment names the table: the modules read it when they first write.
+const { loadBangumiData } = await import('../shared/domain/bangumi-data.js');
+const { importTitles, inSeasons, sourceCatalogue } = await import('../shared/domain/catalogue-import.js');
+const now = new Date();
+const catalogue = sourceCatalogue(await loadBangumiData());
+const titles = values.seasons ? inSeasons(catalogue.titles, now) : catalogue.titles;
+process.stderr.write(`importing ${titles.length} titles of bangumi-data (CC BY 4.0) into ${where}\n`);
+const bar = progressBar(titles.length);
+const started = Date.now();
+const summary = await importTitles(titles, { now, concurrency, onProgress: (done) => bar.update(done) });
+bar.end();
+process.stdout.write(`${JSON.stringify({ ...summary, titles: titles.length, skipped: catalogue.skipped.length, seconds: (Date.now() - started) / 1000 })}\n`);
+if (summary.failed > 0) fail(TOOL, `${summary.failed} titles not imported (left as they were; run it again to retry them)`);

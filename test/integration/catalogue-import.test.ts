@@ -1,0 +1,98 @@
+/**
+ * The catalogue import's bulk path (shared/domain/catalogue-import.ts bulkImport, what `npm
+ * start` uses on its first start) writes exactly the items its write path leaves (importTitles,
+ * the API's own writeTitle): the same real items of bangumi-data are imported both ways, at the
+ * same "now", into two tables — the write path's with the stream consumers running, as deployed
+ * — and once the consumers have settled the tables must hold the same items, but for the `write`
+ * id of title records (staged.ts: random per write). So the counter and the list sizes the
+ * bulk path computes are the ones the API keeps by increments and by its consumer.
+ */
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../infra/local/engines.js';
+import { BulkWriter } from '../../shared/db/batch.js';
+import { bulkImport, importTitles, sourceCatalogue, type ImportSummary } from '../../shared/domain/catalogue-import.js';
+import { realSample } from '../support/bangumi-sample.js';
+import { expectJson, send } from '../support/contract.js';
+import { useServer } from '../support/server.js';
+import { scanAll, settled, sortKeys, type Item } from '../support/tables.js';
+
+const server = useServer();
+const NOW = new Date('2026-04-15T03:00:00.000Z');
+
+const comparable = (items: Map<string, Item>) =>
+  new Map(
+    [...items].map(([key, item]) => {
+      const copy = structuredClone(item);
+      if (copy.sk === 'R') delete copy.write;
+      return [key, sortKeys(copy) as Item];
+    }),
+  );
+
+let titles: ReturnType<typeof sourceCatalogue>['titles'];
+let summary: ImportSummary;
+let written: number;
+const viaWritePath = new Map<string, Item>();
+const viaBulk = new Map<string, Item>();
+
+beforeAll(async () => {
+  titles = sourceCatalogue(await realSample()).titles;
+  const table = process.env.TABLE_NAME!;
+  summary = await importTitles(titles, { now: NOW });
+  for (const [k, v] of comparable(await settled(table))) viaWritePath.set(k, v);
+
+  const bulkTable = `bulk-${randomBytes(6).toString('hex')}`;
+  await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, bulkTable);
+  process.env.TABLE_NAME = bulkTable;
+  try {
+    written = await bulkImport(titles, { now: NOW, writer: new BulkWriter(4) });
+  } finally {
+    process.env.TABLE_NAME = table;
+  }
+  for (const [k, v] of comparable(await scanAll(bulkTable))) viaBulk.set(k, v);
+}, 300_000);
+
+describe('catalogue import, bulk and through the write path', () => {
+  it('imports every title of the sample once', () => {
+    expect(titles.length).toBeGreaterThanOrEqual(20);
+    expect(summary).toEqual({ created: titles.length, updated: 0, unchanged: 0, deleted: 0, failed: 0 });
+    expect(written).toBe(viaBulk.size);
+  });
+
+  it('the bulk path writes the items the write path leaves, item by item', () => {
+    const missing = [...viaWritePath.keys()].filter((k) => !viaBulk.has(k));
+    const extra = [...viaBulk.keys()].filter((k) => !viaWritePath.has(k));
+    expect(missing, 'items the write path left and the bulk path did not write').toEqual([]);
+    expect(extra, 'items the bulk path wrote and the write path did not').toEqual([]);
+    const differing = [...viaWritePath.keys()].filter((k) => JSON.stringify(viaWritePath.get(k)) !== JSON.stringify(viaBulk.get(k)));
+    for (const k of differing.slice(0, 3)) expect(viaBulk.get(k), k).toEqual(viaWritePath.get(k));
+    expect(differing).toEqual([]);
+  });
+
+  it('covers the counter, list sizes, name claims and source links', () => {
+    const of = (re: RegExp) => [...viaWritePath.entries()].filter(([k]) => re.test(k)).map(([, v]) => v);
+    expect(of(/^ANIME#N N$/)[0]?.n).toBe(titles.length);
+    expect(of(/^ANIME#L#P#status#/).length).toBeGreaterThan(1);
+    expect(of(/^ANIME#L#W#/).length).toBeGreaterThan(50);
+    expect(of(/^ANIME#U#name#/)).toHaveLength(titles.length);
+    expect(of(/^SOURCE#bangumi-data#/)).toHaveLength(titles.length);
+    expect(of(/ J#/)).toEqual([]);
+  });
+
+  it('serves the imported titles through the API, names made distinct by year, then a counter', async () => {
+    const page = expectJson(await send(server, 'GET', '/api/animes/?q=cardfight&ordering=aired_from&limit=20'), 200) as { results: { name: string; aired_from: string }[] };
+    expect(page.results.map((r) => r.name)).toEqual([
+      'CARDFIGHT!! Vanguard',
+      'CARDFIGHT!! Vanguard (2012)',
+      'CARDFIGHT!! Vanguard (2013)',
+      'CARDFIGHT!! Vanguard (2014)',
+      'CARDFIGHT!! Vanguard (2018)',
+      'CARDFIGHT!! Vanguard (2019)',
+      'CARDFIGHT!! Vanguard (2019, 2)',
+    ]);
+    const kitaro = expectJson(await send(server, 'GET', `/api/animes/?q=${encodeURIComponent('鬼太郎')}&ordering=aired_from`), 200) as { results: { name: string }[] };
+    expect(kitaro.results.map((r) => r.name)).toEqual(['ゲゲゲの鬼太郎', 'ゲゲゲの鬼太郎 (1968)']);
+    const atom = expectJson(await send(server, 'GET', `/api/animes/?q=${encodeURIComponent('鉄腕アトム')}`), 200) as { results: Record<string, unknown>[] };
+    expect(atom.results[0]).toMatchObject({ name_jpn: '鉄腕アトム', media_type: 'tv', aired_from: '1963-01-01', broadcast: { day: 'tuesday', time: '01:00', timezone: 'Asia/Tokyo' }, status: 'finished' });
+  });
+});
