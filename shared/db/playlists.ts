@@ -6,7 +6,7 @@
  *   item           pk = K#U      sk = I#<item id>    { rec, rev }
  *   claim          pk = K#U      sk = T#<title id>   { id: item id }            one item per title (409 existing_id)
  *   vector         pk = K#U#V    sk = <item id>      the item's index vector    the page reads them whole
- *   listed         pk = T#<title id>#L  sk = U       { item }                   who lists a title (T: ANIME, MANGA)
+ *   listed         pk = T#<title id>#L  sk = U       { item, score, fav }       who lists a title (T: ANIME, MANGA), for cascades and jobs
  *
  * A list edit is one transaction: the item and what derives from it — its vector, the claim,
  * the list's counts and the title's counters (`st_*` of its record item, titles.ts) — so every
@@ -195,7 +195,11 @@ export function itemPlan(c: ItemChange): WritePlan {
   }
   if (!before) {
     entries.push([put({ ...claimKey(kind, userId, titleId), id: record.id }, { expression: 'attribute_not_exists(pk)' }), { what: 'unique', field: kind.idField, message: `This ${kind.titleKind.toLowerCase()} is already on the list.` }]);
-    entries.push([put({ ...listedKey(kind, titleId, userId), item: record.id }), null]);
+  }
+  // The posting carries what the rankings and recommendations jobs read (favourite, score): put
+  // by a creation and by every change of either.
+  if (after && (!before || before.record.score !== after.score || before.record.is_favorite !== after.is_favorite)) {
+    entries.push([put({ ...listedKey(kind, titleId, userId), item: record.id, score: after.score, fav: after.is_favorite }), null]);
   }
   if (!after) {
     entries.push([del(claimKey(kind, userId, titleId)), null]);
@@ -212,8 +216,8 @@ export function itemPlan(c: ItemChange): WritePlan {
 
 // ---- What the relations consumer reads for cascades
 
-/** The users listing a title (a page of them, at most `limit`, after the user `after`), with their item ids. */
-export async function listingUsers(kind: PlaylistKind, titleId: string, limit: number, after?: string): Promise<{ userId: string; itemId: string }[]> {
+/** The users listing a title (a page of them, at most `limit`, after the user `after`), with their item ids, scores and favourites. */
+export async function listingUsers(kind: PlaylistKind, titleId: string, limit: number, after?: string): Promise<{ userId: string; itemId: string; score: number; fav: boolean }[]> {
   const pk = listedKey(kind, titleId, '').pk;
   const out = await db().send(
     new QueryCommand({
@@ -226,7 +230,7 @@ export async function listingUsers(kind: PlaylistKind, titleId: string, limit: n
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []).map((i) => ({ userId: String(i.sk), itemId: String(i.item) }));
+  return (out.Items ?? []).map((i) => ({ userId: String(i.sk), itemId: String(i.item), score: Number(i.score ?? 0), fav: i.fav === true }));
 }
 
 /** The stored items of a user's list (at most `limit`). */
