@@ -20,14 +20,29 @@ import { scanAll, settled, sortKeys, type Item } from '../support/tables.js';
 const server = useServer();
 const NOW = new Date('2026-04-15T03:00:00.000Z');
 
+/**
+ * The items as compared: without the `write` id of title records, and without the order of the
+ * random-pick slots (the write path imports titles concurrently, so which title takes which slot
+ * differs; slotsConsistent checks each store's slots name its records).
+ */
 const comparable = (items: Map<string, Item>) =>
   new Map(
     [...items].map(([key, item]) => {
       const copy = structuredClone(item);
       if (copy.sk === 'R') delete copy.write;
+      if (copy.sk === 'R') delete copy.slot;
+      if (String(copy.pk).endsWith('#SLOT')) return [`${copy.pk} → ${copy.id}`, sortKeys({ pk: copy.pk, id: copy.id }) as Item];
       return [key, sortKeys(copy) as Item];
     }),
   );
+
+/** Slots 1..n of the animes name each record once, and each record names its slot. */
+function slotsConsistent(items: Map<string, Item>): void {
+  const records = [...items.values()].filter((i) => String(i.pk).startsWith('ANIME#') && i.sk === 'R' && String(i.pk).split('#').length === 2 && i.rec);
+  const slots = new Map([...items.values()].filter((i) => i.pk === 'ANIME#SLOT').map((i) => [Number(i.sk), String(i.id)]));
+  expect([...slots.keys()].sort((a, b) => a - b)).toEqual(records.map((_, i) => i + 1));
+  for (const r of records) expect(slots.get(Number(r.slot)), String(r.pk)).toBe(String(r.pk).slice('ANIME#'.length));
+}
 
 let titles: ReturnType<typeof sourceCatalogue>['titles'];
 let summary: ImportSummary;
@@ -39,7 +54,9 @@ beforeAll(async () => {
   titles = sourceCatalogue(await realSample()).titles;
   const table = process.env.TABLE_NAME!;
   summary = await importTitles(titles, { now: NOW });
-  for (const [k, v] of comparable(await settled(table))) viaWritePath.set(k, v);
+  const written1 = await settled(table);
+  slotsConsistent(written1);
+  for (const [k, v] of comparable(written1)) viaWritePath.set(k, v);
 
   const bulkTable = `bulk-${randomBytes(6).toString('hex')}`;
   await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, bulkTable);
@@ -49,7 +66,9 @@ beforeAll(async () => {
   } finally {
     process.env.TABLE_NAME = table;
   }
-  for (const [k, v] of comparable(await scanAll(bulkTable))) viaBulk.set(k, v);
+  const written2 = await scanAll(bulkTable);
+  slotsConsistent(written2);
+  for (const [k, v] of comparable(written2)) viaBulk.set(k, v);
 }, 300_000);
 
 describe('catalogue import, bulk and through the write path', () => {
