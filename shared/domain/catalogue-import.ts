@@ -169,12 +169,21 @@ export async function importTitles(titles: readonly SourceTitle[], opts: ImportO
   const groups = new Map<string, SourceTitle[]>();
   for (const t of titles) groups.set(uniquenessKey(t.values.name), [...(groups.get(uniquenessKey(t.values.name)) ?? []), t]);
   let done = 0;
+  // Creations take the kind's next random-pick slot (slots.ts): concurrent ones would only take
+  // turns on its counter, so the import makes its own one at a time; updates run in parallel.
+  let creating: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(f: () => Promise<T>): Promise<T> => {
+    const p = creating.then(f);
+    creating = p.catch(() => undefined);
+    return p;
+  };
   await mapLimit([...groups.values()], opts.concurrency ?? 8, async (group) => {
     for (const t of group) {
       const id = links.get(t.key);
       let outcome: ImportOutcome;
       try {
-        outcome = id !== undefined && unchanged(items[stored.get(id)!]!, t, today) ? 'unchanged' : await importTitle(t, now);
+        if (id !== undefined && unchanged(items[stored.get(id)!]!, t, today)) outcome = 'unchanged';
+        else outcome = id === undefined ? await oneAtATime(() => importTitle(t, now)) : await importTitle(t, now);
       } catch (err) {
         outcome = 'failed';
         logger.error('catalogue title not imported; it is left as it was', { source: SOURCE, key: t.key, error_name: (err as Error)?.name, error: (err as Error)?.message });
