@@ -16,7 +16,8 @@ export const MSG = {
   unicode: 'Not valid Unicode text (unpaired surrogate).',
   maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
   minLength: (n: number) => `Ensure this field has at least ${n} characters.`,
-  choice: (v: unknown) => `"${String(v)}" is not a valid choice.`,
+  // An object is shown as JSON: String() of one whose own `toString` is not a function throws.
+  choice: (v: unknown) => `"${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}" is not a valid choice.`,
   url: 'Enter a valid URL.',
   https: 'The URL must use https.',
   date: 'Enter a valid date in the format YYYY-MM-DD.',

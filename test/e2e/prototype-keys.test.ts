@@ -49,6 +49,14 @@ beforeAll(async () => {
   }
   const profile = await send(server, 'POST', '/api/profiles/', { body: { user_id: member.id }, headers: admin.auth });
   ids.profiles = expectJson(profile, 201).id;
+  // The administrator's own list items and reviews (an author's PATCH validates its body; anyone
+  // else's is a vote), so that their routes get as far as the body.
+  for (const [segment, list, idField] of [['animes', 'animelist', 'anime_id'], ['mangas', 'mangalist', 'manga_id']] as const) {
+    if (!ids[segment]) continue;
+    if (segments.has('playlists')) ids[`${list}-item`] = expectJson(await send(server, 'POST', `/api/playlists/${list}/${segment}/`, { body: { [idField]: ids[segment] }, headers: admin.auth }), 201).id;
+    const review = { rating: 8, comment: 'A review long enough to be accepted as one.' };
+    if (OPERATIONS.some((r) => r.path === `/api/${segment}/{id}/reviews/create/`)) ids[`${segment}-review`] = expectJson(await send(server, 'POST', `/api/${segment}/${ids[segment]}/reviews/create/`, { body: review, headers: admin.auth }), 201).id;
+  }
 });
 
 /** The route's path with existing values; `value` replaces every parameter instead. */
@@ -61,6 +69,8 @@ function pathOf(route: RouteDecl, value?: string): string {
     if (name === 'provider') return PROVIDER;
     if (name === 'username') return member.username;
     const segment = route.path.split('/')[2]!;
+    if (name === 'item_id') return ids[`${route.path.split('/')[3]}-item`]!;
+    if (name === 'id_2' && route.path.includes('/reviews/')) return ids[`${segment}-review`]!;
     // The own account for DELETE: an administrator's DELETE of another user ignores the body.
     if (segment === 'users') return route.method === 'DELETE' ? admin.id : member.id;
     return ids[segment]!;
