@@ -170,7 +170,7 @@ export function community(cat: Catalogue, sizes: CommunitySizes, seed = cat.seed
     const joined = Date.parse(user(u).created_at);
     // About two thirds animes; never more than 90 % of a kind's titles.
     let animeN = Math.min(Math.floor(titles.anime * 0.9), Math.round(n * (0.55 + 0.2 * r.next())));
-    let mangaN = Math.min(Math.floor(titles.manga * 0.9), n - animeN);
+    const mangaN = Math.min(Math.floor(titles.manga * 0.9), n - animeN);
     if (animeN + mangaN < n) animeN = Math.min(Math.floor(titles.anime * 0.9), n - mangaN);
     const out: ItemGen[] = [];
     for (const [kind, k] of [
@@ -246,7 +246,8 @@ export function community(cat: Catalogue, sizes: CommunitySizes, seed = cat.seed
     const tags = r.chance(0.7) ? [rating >= 8 ? 'recommended' : rating >= 5 ? 'mixed_feelings' : 'not_recommended'] : [];
     // Votes: heavy-tailed; reviews of popular titles a little more.
     const rank = Math.round(1 / cat.popularityWeight(item.kind, item.title));
-    const n = Math.min(sizes.users - 1, Math.floor(r.skewed(0, 40, 3) * (rank < 100 ? 4 : 1) + (r.chance(0.002) ? r.int(100, 400) : 0)));
+    const top = rank <= Math.max(3, titles[item.kind] / 300);
+    const n = Math.min(sizes.users - 1, r.skewed(0, 24, 3) * (top ? 4 : 1) + (r.chance(0.002) ? r.int(100, 400) : 0));
     const voters = r
       .distinct(n, () => r.int(0, sizes.users - 1))
       .filter((v) => v !== u)

@@ -35,7 +35,7 @@ function comparable(items: Map<string, Item>): Map<string, Item> {
     const copy = structuredClone(item);
     if (copy.sk === 'R') delete copy.write;
     // The ids media.ts gives new pictures and videos of the catalogue (as bulk-load.test.ts).
-    if (/^C#(videos|pictures)#/.test(String(copy.sk))) copy.entries = (copy.entries as Item[]).map(({ id, ...rest }) => ({ ...rest, id: '<new id>' }));
+    if (/^C#(videos|pictures)#/.test(String(copy.sk))) copy.entries = (copy.entries as Item[]).map(({ id: _id, ...rest }) => ({ ...rest, id: '<new id>' }));
     if (String(copy.sk).startsWith('V#')) copy.at = '<at>';
     out.set(key, copy);
   }
