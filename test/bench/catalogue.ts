@@ -181,7 +181,7 @@ const manifestFile = (dataDir: string) => join(dataDir, 'catalogue-manifest.json
 const readManifest = (dataDir: string): Manifest => (existsSync(manifestFile(dataDir)) ? (JSON.parse(readFileSync(manifestFile(dataDir), 'utf8')) as Manifest) : {});
 const writeManifest = (dataDir: string, m: Manifest) => writeFileSync(manifestFile(dataDir), `${JSON.stringify(m, null, 2)}\n`);
 
-async function tableExists(env: BenchEnv, name: string): Promise<boolean> {
+export async function tableExists(env: BenchEnv, name: string): Promise<boolean> {
   const admin = adminClient(env.runtime.engines.dynamodb);
   try {
     await admin.send(new DescribeTableCommand({ TableName: name }));
@@ -195,7 +195,7 @@ async function tableExists(env: BenchEnv, name: string): Promise<boolean> {
 }
 
 /** A new, empty table for the catalogue (no stream: the loader writes what the consumer would). */
-async function freshTable(env: BenchEnv, name: string): Promise<void> {
+export async function freshTable(env: BenchEnv, name: string): Promise<void> {
   const admin = adminClient(env.runtime.engines.dynamodb);
   try {
     if (await tableExists(env, name)) await admin.send(new DeleteTableCommand({ TableName: name }));

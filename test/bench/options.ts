@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCALES, type ScaleName } from './catalogue-data.js';
 
-export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration', 'catalogue'] as const;
+export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration', 'catalogue', 'community'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,8 @@ export interface BenchOptions {
   today: string | null;
   /** Where DynamoDB Local keeps its files when the catalogue section runs (DATA_DIR; loaded catalogues are reused). */
   dataDir: string;
+  /** The community section keeps its store in `dataDir` (DATA_DIR given); otherwise DynamoDB Local runs in memory. */
+  keepCommunity: boolean;
 }
 
 export const USAGE = `npm run bench -- [--quick] [--only=<section>[,<section>…]] [--out=<file>] [--genres=<n>]
@@ -30,11 +32,12 @@ export const USAGE = `npm run bench -- [--quick] [--only=<section>[,<section>…
   --quick       small iteration counts (checks the harness; figures are indicative only)
   --out         report file (default: bench-report.md at the repository root)
   --genres      records inserted for the pagination section (default 50000; 3000 with --quick)
-  --scale       the catalogue section's catalogue: mal (default) or small (default with --quick);
+  --scale       the catalogue and community sections' data: mal (default) or small (default with --quick);
                 without --only, --scale runs the catalogue section alone
   --seed        its seed (default 1); --today=YYYY-MM-DD its date (default: the kept store's, else today)
   DATA_DIR=<dir> where DynamoDB Local keeps its files when the catalogue section runs (default
-                /dev/shm/catalogue-bench); a catalogue loaded there before (same scale, seed, date) is reused`;
+                /dev/shm/catalogue-bench); a catalogue loaded there before (same scale, seed, date) is reused.
+                The community section keeps its store there only when DATA_DIR is given (else in memory)`;
 
 const VALUE_FLAGS = ['--only', '--out', '--genres', '--scale', '--seed', '--today'];
 
@@ -100,5 +103,5 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   // `--scale` alone names the catalogue section's run.
   const sections = SECTIONS.filter((s) => (only === null ? scale === null || s === 'catalogue' : only.includes(s)));
   const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'catalogue-bench');
-  return { quick, sections, out, genres: genres ?? (quick ? 3000 : 50_000), scale: scale ?? (quick ? 'small' : 'mal'), seed, today, dataDir };
+  return { quick, sections, out, genres: genres ?? (quick ? 3000 : 50_000), scale: scale ?? (quick ? 'small' : 'mal'), seed, today, dataDir, keepCommunity: Boolean(process.env.DATA_DIR) };
 }

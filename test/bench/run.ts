@@ -10,7 +10,8 @@
  * Sections: calls, latency, pagination, bundles, throughput, auth (sign-in and token latency),
  * enumeration (eligible / unknown address timing of the account requests), catalogue (a
  * MyAnimeList-sized catalogue and the query matrix of the lists; `--scale mal|small`, DATA_DIR;
- * docs/benchmarks.md).
+ * docs/benchmarks.md), community (users, list items, reviews over MyAnimeList's title counts:
+ * calls per request of the community routes, random picks, edits under contention, the jobs).
  * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { enumerationSection } from './enumeration.js';
 import { bundlesSection } from './bundles.js';
 import { catalogueSection } from './catalogue.js';
 import { callsSection } from './calls.js';
+import { communitySection } from './community.js';
 import { latencySection } from './latency.js';
 import { startBenchEnv, type BenchEnv } from './local.js';
 import { parseOptions, USAGE, type BenchOptions, type SectionName } from './options.js';
@@ -38,6 +40,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   auth: { title: '6. Sign-in and tokens: password hash, sign-in, refresh, verify', run: authSection, needsRuntime: true },
   enumeration: { title: '7. No account enumeration by timing: eligible / unknown address', run: enumerationSection, needsRuntime: true },
   catalogue: { title: '8. MyAnimeList-scale catalogue: load and query matrix', run: catalogueSection, needsRuntime: true },
+  community: { title: '9. MyAnimeList-scale community: lists, reviews, random picks, edits under contention, jobs', run: communitySection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {
@@ -72,7 +75,9 @@ async function main(): Promise<number> {
     if (opts.sections.some((s) => SECTION_RUNNERS[s].needsRuntime)) {
       console.log('Starting DynamoDB Local, the emulators and the local gateway…');
       // The catalogue section keeps DynamoDB's files (DATA_DIR) so that its loaded catalogue is reused.
-      env = await startBenchEnv(opts.sections.includes('catalogue') ? { dataDir: opts.dataDir } : {});
+      // So does the community section when DATA_DIR is given (else DynamoDB Local runs in memory).
+      const keep = opts.sections.includes('catalogue') || (opts.sections.includes('community') && opts.keepCommunity);
+      env = await startBenchEnv(keep ? { dataDir: opts.dataDir } : {});
     }
     for (const name of opts.sections) {
       const { title, run, needsRuntime } = SECTION_RUNNERS[name];

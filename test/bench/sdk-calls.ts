@@ -19,10 +19,14 @@ export interface SdkCall {
   itemsRead?: number;
   /** Read capacity units the call consumed (only while `measureCapacity` is on). */
   capacity?: number;
+  /** Write capacity units the call consumed (writes, only while `measureCapacity` is on). */
+  writeCapacity?: number;
 }
 
 /** Reads whose consumed capacity the recorder asks for while `measureCapacity` is on. */
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+/** Writes likewise (TransactWriteItems counts its reads of conditions as write units, as DynamoDB does). */
+export const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 function capacityOf(out: Record<string, unknown>): number | undefined {
   const c = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
@@ -87,7 +91,7 @@ function install(client: { middlewareStack: unknown }, service: SdkCall['service
       const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
       const call: SdkCall = { service, operation, input: args.input as Record<string, unknown>, retries: 0 };
       recorder.record(call);
-      const measured = service === 'dynamodb' && recorder.measureCapacity && READS.has(operation);
+      const measured = service === 'dynamodb' && recorder.measureCapacity && (READS.has(operation) || WRITES.has(operation));
       const result = await next(measured ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } } : args);
       call.retries = Math.max(0, (result.output.$metadata?.attempts ?? 1) - 1);
       if (service === 'dynamodb') {
@@ -95,7 +99,8 @@ function install(client: { middlewareStack: unknown }, service: SdkCall['service
         const read = itemsReadOf(operation, out);
         if (read !== undefined) call.itemsRead = read;
         const capacity = capacityOf(out);
-        if (capacity !== undefined) call.capacity = capacity;
+        if (capacity !== undefined && WRITES.has(operation)) call.writeCapacity = capacity;
+        else if (capacity !== undefined) call.capacity = capacity;
       }
       return result;
     },
