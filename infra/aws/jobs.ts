@@ -46,7 +46,7 @@ export class ScheduledJobs extends Construct {
         entry: job.entry,
         component: `job.${job.name}`,
         description: job.description ?? `Scheduled job ${job.name} (${job.schedule})`,
-        timeout: Duration.minutes(5),
+        timeout: Duration.minutes(job.timeoutMinutes ?? 5),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: {
           ...props.environment,
