@@ -35,6 +35,8 @@ export interface JobDecl {
    * schedule; a `cron(…)` job needs this). LOCAL_JOB_PERIOD_SECONDS overrides it for every job.
    */
   localPeriodSeconds?: number;
+  /** The job writes items kept in step by it alone with BatchWriteItem (unconditional, idempotent puts and deletes). */
+  batchWrites?: boolean;
   /** The function's timeout in minutes (default 5; Lambda allows 15). */
   timeoutMinutes?: number;
   /** The job sends e-mail (needs the sender settings and SES permission). */
@@ -101,6 +103,8 @@ export const JOBS: readonly JobDecl[] = [
     schedule: 'rate(10 minutes)',
     description: 'Computes rank and popularity of animes and mangas, favorites and members of characters, favorites of persons, and the top lists',
     timeoutMinutes: 15,
+    // The top lists' entries: puts and deletes of what changed, 25 per call.
+    batchWrites: true,
     // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
     // index; writes their numbers as a title write does (record and index items, no linked
     // record changes), the titles' positions, its lease, state and top lists. No tombstones, no

@@ -55,7 +55,7 @@ export class ScheduledJobs extends Construct {
           ...(job.deletesFiles ? { [ENV.picturesBucket]: props.pictures.bucket.bucketName } : {}),
         },
         statements: [
-          ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE], job.keys)] : []),
+          ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE, ...(job.batchWrites ? ['dynamodb:BatchWriteItem'] : [])], job.keys)] : []),
           ...(job.sendsMail ? props.mail!.statements() : []),
           ...(job.deletesFiles ? [pictureObjectsStatement('s3:DeleteObject', props.pictures.bucket.bucketArn)] : []),
         ],
