@@ -19,7 +19,8 @@
  * record item's `st_*` attributes (docs/data-model.md "Title counters"): list edits `ADD` to them
  * in their own transactions without raising `rev`, so a title's replacement updates its record
  * item and never puts it whole; `withStats` derives `members`, `scored_by`, `score` and
- * `favorites` of a representation from them.
+ * `favorites` of a representation from them, and `rank` and `popularity` from the positions the
+ * rankings job writes beside them (`st_rank`, `st_popularity`: shared/db/rankings.ts).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type ItemKey } from './batch.js';
