@@ -1,7 +1,7 @@
 /**
  * Scheduled jobs (API.md §5.5, DESIGN.md §5): one declaration per job. The CDK app creates one
  * function and one EventBridge rule for each entry; the local scheduler (infra/local/scheduler.ts)
- * runs the same modules. Later issues add entries here (ranking refreshes).
+ * runs the same modules.
  * `cron(…)` times are UTC.
  */
 import { REVIEW_COUNT_KEYS } from '../../shared/db/reviews.js';
@@ -14,6 +14,12 @@ import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
 import { SOURCE_KEYS } from '../../shared/db/sources.js';
+import { RANKINGS_KEYS } from '../../shared/db/rankings.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { animeTitle } from '../../shared/db/animes.js';
+import { mangaTitle } from '../../shared/db/mangas.js';
+import { characterTitle } from '../../shared/db/characters.js';
+import { personTitle } from '../../shared/db/persons.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
 
 export interface JobDecl {
@@ -29,6 +35,10 @@ export interface JobDecl {
    * schedule; a `cron(…)` job needs this). LOCAL_JOB_PERIOD_SECONDS overrides it for every job.
    */
   localPeriodSeconds?: number;
+  /** The job writes items kept in step by it alone with BatchWriteItem (unconditional, idempotent puts and deletes). */
+  batchWrites?: boolean;
+  /** The function's timeout in minutes (default 5; Lambda allows 15). */
+  timeoutMinutes?: number;
   /** The job sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
@@ -86,5 +96,19 @@ export const JOBS: readonly JobDecl[] = [
     description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
     // Reads the index's status posting lists and the records that may move; writes as a title write.
     keys: IMPORTED_TITLE_KEYS,
+  },
+  {
+    name: 'rankings',
+    entry: 'functions/jobs/rankings.ts',
+    schedule: 'rate(10 minutes)',
+    description: 'Computes rank and popularity of animes and mangas, favorites and members of characters, favorites of persons, and the top lists',
+    timeoutMinutes: 15,
+    // The top lists' entries: puts and deletes of what changed, 25 per call.
+    batchWrites: true,
+    // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
+    // index; writes their numbers as a title write does (record and index items, no linked
+    // record changes), the titles' positions, its lease, state and top lists. No tombstones, no
+    // accounts, no linked taxonomy records.
+    keys: [titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle), ...RANKINGS_KEYS],
   },
 ];

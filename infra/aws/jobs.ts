@@ -46,7 +46,7 @@ export class ScheduledJobs extends Construct {
         entry: job.entry,
         component: `job.${job.name}`,
         description: job.description ?? `Scheduled job ${job.name} (${job.schedule})`,
-        timeout: Duration.minutes(5),
+        timeout: Duration.minutes(job.timeoutMinutes ?? 5),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: {
           ...props.environment,
@@ -55,7 +55,7 @@ export class ScheduledJobs extends Construct {
           ...(job.deletesFiles ? { [ENV.picturesBucket]: props.pictures.bucket.bucketName } : {}),
         },
         statements: [
-          ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE], job.keys)] : []),
+          ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE, ...(job.batchWrites ? ['dynamodb:BatchWriteItem'] : [])], job.keys)] : []),
           ...(job.sendsMail ? props.mail!.statements() : []),
           ...(job.deletesFiles ? [pictureObjectsStatement('s3:DeleteObject', props.pictures.bucket.bucketArn)] : []),
         ],

@@ -363,6 +363,17 @@ export async function readPostings<R extends BaseRecord>(def: IndexDef<R>, filte
   return (await queryAll(listPk(any(def), postingList(filter, value)))) as unknown as Vector[];
 }
 
+/**
+ * The vectors of the records whose value of a `count` ordering is at least `least`: the key range
+ * of its descending partition from that value, read whole (one Query per MB of vectors) — e.g. the
+ * characters with members, which the rankings job compares its new values with.
+ */
+export async function readCountRange<R extends BaseRecord>(def: IndexDef<R>, ordering: string, least: number): Promise<Vector[]> {
+  const o = def.orderings[ordering];
+  if (!o || !Object.hasOwn(def.orderings, ordering) || o.type !== 'count') throw new Error(`${def.kind}: ${ordering} is not a count ordering`);
+  return (await readWhole(orderingPk(any(def), ordering, true), { lo: sortKey(least, 'count', '', 'desc') }, Infinity, undefined)).vectors!;
+}
+
 /** Every entry of a digest (IndexDef.digests), read whole: one Query per MB of entries. */
 export async function readDigest<R extends BaseRecord>(def: IndexDef<R>, digest: string): Promise<Item[]> {
   if (!Object.hasOwn(def.digests ?? {}, digest)) throw new Error(`unknown digest ${digest} of ${def.kind}`);

@@ -15,7 +15,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Item, ItemKey } from './batch.js';
+import { queryAll, type Item, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import { counterKeyOfKind, del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
 
@@ -30,6 +30,14 @@ const slotPk = (kind: string) => `${kind}#SLOT`;
 export const slotKey = (kind: string, n: number): ItemKey => ({ pk: slotPk(kind), sk: String(n).padStart(10, '0') });
 /** The slot items of a kind (grants). */
 export const slotKeys = (kind: string) => `${kind}#SLOT`;
+
+/**
+ * The ids of every record of a kind, from its slots read whole (one Query per MB, ~50 B a slot:
+ * 75,000 mangas are 4 Queries): how a job enumerates a kind without a Scan.
+ */
+export async function slottedIds(kind: string): Promise<string[]> {
+  return (await queryAll(slotPk(kind))).map((i) => String(i.id));
+}
 
 async function get(key: ItemKey, consistent: boolean): Promise<Item | undefined> {
   return (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }))).Item;

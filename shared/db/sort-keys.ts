@@ -61,6 +61,15 @@ function encodeValue(value: Exclude<OrderValue, null>, type: OrderType): string 
   }
 }
 
+/**
+ * Part of a composite sort key (the top lists of shared/db/rankings.ts): a text as the `text`
+ * orderings compare it — N(value), by code point — cut so that `reserved` bytes of other parts
+ * still fit, and followed by SEP (a shorter text sorts before its continuations).
+ */
+export function textPart(value: string, reserved: number): string {
+  return `${cutUtf8(searchNormalize(value), MAX_VALUE_BYTES - reserved)}${SEP}`;
+}
+
 export function sortKey(value: OrderValue, type: OrderType, id: string, direction: 'asc' | 'desc'): string {
   if (direction === 'asc') return value === null ? `2${SEP}${id}` : `1${encodeValue(value, type)}${SEP}${id}`;
   return value === null ? `0${SEP}${invertId(id)}` : `1${encodeValue(value, type)}${SEP}${invertId(id)}`;

@@ -19,7 +19,8 @@
  * record item's `st_*` attributes (docs/data-model.md "Title counters"): list edits `ADD` to them
  * in their own transactions without raising `rev`, so a title's replacement updates its record
  * item and never puts it whole; `withStats` derives `members`, `scored_by`, `score` and
- * `favorites` of a representation from them.
+ * `favorites` of a representation from them, and `rank` and `popularity` from the positions the
+ * rankings job writes beside them (`st_rank`, `st_popularity`: shared/db/rankings.ts).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type ItemKey } from './batch.js';
@@ -69,11 +70,18 @@ export function derivedNumbers(statuses: readonly string[], stats: TitleStats) {
   return { members, scored_by: scoredBy, score, favorites: n('favorites') };
 }
 
-/** A title's representation with the numbers its counters give (titles without counters: as stored). */
+/**
+ * A title's representation with the numbers its counters give and the positions of the last
+ * rankings run (`st_rank`, `st_popularity`: absent, `null`); titles without counters: as stored.
+ */
 export function withStats<R extends BaseRecord>(def: TitleDef<R>, record: R, stats: TitleStats | undefined): R {
   if (!def.listStatuses) return record;
-  return { ...record, ...derivedNumbers(def.listStatuses, stats ?? {}) };
+  const s = stats ?? {};
+  return { ...record, ...derivedNumbers(def.listStatuses, s), rank: s.rank ?? null, popularity: s.popularity ?? null };
 }
+
+/** The positions the rankings job writes beside the counters (API.md §5.1 `rank`, `popularity`). */
+export const POSITIONS = ['rank', 'popularity'] as const;
 
 /** The representation of a stored record item of the title kind. */
 export const titleRecordOf = <R extends BaseRecord>(def: TitleDef<R>, item: Record<string, unknown>): R => withStats(def, item.rec as R, statsOf(item));
@@ -284,10 +292,33 @@ export function titleWrite<R extends BaseRecord>(
 export interface RankedTitle extends BaseRecord {
   name: string;
   score: number | null;
+  scored_by: number;
   members: number;
   favorites: number;
   rank: number | null;
   popularity: number | null;
+}
+
+/** The ranking minimum (API.md §5.1, §7.1): a title with fewer scores has no `rank`. */
+export const RANKING_MINIMUM = 3;
+
+const MAX_COUNT = 10 ** 15 - 1;
+const fixed = (n: number, width: number) => String(n).padStart(width, '0');
+/** A count as a fixed-width key part that sorts descending. */
+export const descendingCount = (n: number) => fixed(MAX_COUNT - n, 15);
+
+/**
+ * The order of `rank` (§5.1) as a fixed-width key: `score` desc, `scored_by` desc, `created_at`
+ * asc (the id follows in every key); `null` for a title below the ranking minimum.
+ */
+export function rankOrder(t: Pick<RankedTitle, 'score' | 'scored_by' | 'created_at'>): string | null {
+  if (t.score === null || t.scored_by < RANKING_MINIMUM) return null;
+  return `${fixed(1000 - Math.round(t.score * 100), 4)}${descendingCount(t.scored_by)}${t.created_at}`;
+}
+
+/** The order of `popularity` (§5.1): `members` desc, `created_at` asc; `null` without members. */
+export function popularityOrder(t: Pick<RankedTitle, 'members' | 'created_at'>): string | null {
+  return t.members < 1 ? null : `${descendingCount(t.members)}${t.created_at}`;
 }
 
 /**
@@ -302,8 +333,11 @@ export function rankedOrderings<R extends RankedTitle>(date: { key: string; valu
     score: { value: (r) => (r.score === null ? null : Math.round(r.score * 100)), type: 'count' },
     members: { value: (r) => r.members, type: 'count' },
     favorites: { value: (r) => r.favorites, type: 'count' },
-    rank: { value: (r) => r.rank, type: 'count' },
-    popularity: { value: (r) => r.popularity, type: 'count' },
+    // The orders the last rankings run gave its positions by (rankOrder, popularityOrder), from
+    // the numbers it wrote into the record: the same order as the positions, which a shift
+    // never changes (docs/decisions.md K2).
+    rank: { value: (r) => rankOrder(r), type: 'plain' },
+    popularity: { value: (r) => popularityOrder(r), type: 'plain' },
     created_at: { value: (r) => r.created_at, type: 'plain' },
     updated_at: { value: (r) => r.updated_at, type: 'plain' },
   };

@@ -77,7 +77,18 @@ function presented<R extends BaseRecord>(resource: TitleResource<R>, now: Date):
  * the records — one call more when the page holds 100).
  */
 export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>, ids: readonly string[], shape: readonly string[], deleted: Deleted | string): Promise<R[]> {
-  const keys = ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id));
+  return (await recordsWith(resource, ids, shape, deleted, [])).records;
+}
+
+/** As recordsOf, reading the items at `also` in the same call (e.g. the state of the job that made the list). */
+export async function recordsWith<R extends BaseRecord>(
+  resource: TitleResource<R>,
+  ids: readonly string[],
+  shape: readonly string[],
+  deleted: Deleted | string,
+  also: readonly ItemKey[],
+): Promise<{ records: R[]; also: (Item | null)[] }> {
+  const keys = [...also, ...ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id))];
   let items: (Item | null)[];
   if (typeof deleted === 'string') {
     const [tomb, ...rest] = await getItems([tombstoneKey(deleted), ...keys]);
@@ -86,7 +97,11 @@ export async function recordsOf<R extends BaseRecord>(resource: TitleResource<R>
   } else items = await getItems(keys);
   const known = deleted;
   const present = presented(resource, clock());
-  return items.filter((i): i is Item => i !== null).map((i) => inShapeOrder(present(withoutDeleted(resource, titleRecordOf(resource.title, i), known)), shape));
+  const records = items
+    .slice(also.length)
+    .filter((i): i is Item => i !== null)
+    .map((i) => inShapeOrder(present(withoutDeleted(resource, titleRecordOf(resource.title, i), known)), shape));
+  return { records, also: items.slice(0, also.length) };
 }
 
 /** The tombstones, read now (a write's read-for-change). */

@@ -513,6 +513,41 @@ describe('catalogue import jobs (season refresh, airing status)', () => {
   });
 });
 
+describe('rankings job', () => {
+  const patterns = (f: FunctionInfo) =>
+    f.statements.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined));
+
+  it('runs every 10 minutes through one rule, with a 15-minute timeout and a failure alarm', () => {
+    const job = byComponent('job.rankings');
+    const rules = resourcesOf(dev, 'AWS::Events::Rule').filter((r) => JSON.stringify(r.properties.Targets).includes(job.logicalId));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.properties.ScheduleExpression).toBe('rate(10 minutes)');
+    expect(job.properties.Timeout).toBe(900);
+    const alarms = resourcesOf(dev, 'AWS::CloudWatch::Alarm').filter((a) => JSON.stringify(a.properties.Dimensions).includes(job.logicalId));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
+  });
+
+  it('least privilege: the titles, characters and persons, its lease, state and top lists; BatchWriteItem for the lists; no accounts, tombstones, taxonomies, e-mail or bucket', () => {
+    const job = byComponent('job.rankings');
+    expect(patterns(job).sort()).toEqual(['ANIME#*', 'CHARACTER#*', 'MANGA#*', 'PERSON#*', 'RANKINGS', 'TOP#*'].sort());
+    expect(actionsOf(job.statements, 'dynamodb:')).toContain('dynamodb:BatchWriteItem');
+    expect(actionsOf(job.statements, 'dynamodb:')).not.toContain('dynamodb:Scan');
+    expect(actionsOf(job.statements, 'ses:')).toEqual([]);
+    expect(actionsOf(job.statements, 's3:')).toEqual([]);
+    // The other jobs write no batches.
+    for (const other of ['job.airing-status', 'job.season-refresh', 'job.cleanup']) expect(actionsOf(byComponent(other).statements, 'dynamodb:'), other).not.toContain('dynamodb:BatchWriteItem');
+  });
+
+  it('the top lists read their entries, the state item, their records and the tombstones, and write nothing', () => {
+    for (const [name, kind] of [['top.animes', 'ANIME#*'], ['top.mangas', 'MANGA#*'], ['top.characters', 'CHARACTER#*'], ['top.artists', 'PERSON#*'], ['characters.members', 'CHARACTER#*']]) {
+      const fn = byComponent(name!);
+      expect(patterns(fn), name).toEqual(expect.arrayContaining(['RANKINGS', 'TOP#*', kind, 'DELETED']));
+      expect(actionsOf(fn.statements, 'dynamodb:').filter((a) => !/GetItem|Query/.test(a)), name).toEqual([]);
+    }
+  });
+});
+
 describe('e-mail delivery (mailer stream consumer, outbox job)', () => {
   let mail: Synthesized;
   let mailFns: FunctionInfo[];

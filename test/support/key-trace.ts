@@ -37,7 +37,7 @@ export const GRANTS: ReadonlyMap<string, TableGrant> = new Map<string, TableGran
   ...ROUTES.map((r): [string, TableGrant] => [r.name, { actions: tableActions(r), keys: routeKeys(r) }]),
   ['authorizer', { actions: ['dynamodb:GetItem'], keys: AUTHORIZER_KEYS }],
   ['catch-all', { actions: [], keys: [] }],
-  ...JOBS.map((j): [string, TableGrant] => [`job.${j.name}`, { actions: ALL, keys: j.keys }]),
+  ...JOBS.map((j): [string, TableGrant] => [`job.${j.name}`, { actions: j.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: j.keys }]),
   ...STREAM_CONSUMERS.map((c): [string, TableGrant] => [`stream.${c.name}`, { actions: c.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: c.keys }]),
 ]);
 

@@ -1,0 +1,6 @@
+import { animes } from '../../shared/domain/animes.js';
+import { createHandler } from '../../shared/http/handler.js';
+import { titleChoice, topOperation } from '../../shared/http/top.js';
+import { routes } from './routes.js';
+
+export const handler = createHandler(routes.animes, topOperation(animes, titleChoice('ANIME')));
