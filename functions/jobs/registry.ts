@@ -15,6 +15,9 @@ import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
 import { SOURCE_KEYS } from '../../shared/db/sources.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
+import { RECOMMENDATION_KEYS } from '../../shared/db/recommendations.js';
+import { titleCounterKeys } from '../../shared/db/playlists.js';
+import { ANIME_LIST, MANGA_LIST } from '../../shared/domain/playlists.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -35,6 +38,11 @@ export interface JobDecl {
   deletesFiles?: boolean;
   /** The table items the job touches, as partition-key patterns (as RouteDecl.keys); its role may touch no other. */
   keys: readonly KeyPattern[];
+  /** Table items the job only reads (its role may read, not write, them). */
+  readKeys?: readonly KeyPattern[];
+  /** The function's timeout in minutes (default 5) and memory in MB (default 1024). */
+  timeoutMinutes?: number;
+  memoryMB?: number;
 }
 
 /**
@@ -86,5 +94,19 @@ export const JOBS: readonly JobDecl[] = [
     description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
     // Reads the index's status posting lists and the records that may move; writes as a title write.
     keys: IMPORTED_TITLE_KEYS,
+  },
+  {
+    name: 'recommendations',
+    entry: 'functions/jobs/recommendations.ts',
+    schedule: 'rate(1 hour)',
+    description: 'Per-title recommendations of animes and mangas from the users\' high list items (API.md §5.4)',
+    // ~2 minutes at 1,000,000 list items (docs/recommendations-at-scale.md); the lease outlasts the timeout.
+    timeoutMinutes: 15,
+    memoryMB: 2048,
+    // Writes only its own items; reads the slots (every title), who lists each title high, the
+    // titles' records (`ANIME#*` names them: a key pattern cannot tell a record from the title's
+    // other items, so those are read-only) and the tombstones.
+    keys: [RECOMMENDATION_KEYS],
+    readKeys: [titleCounterKeys(ANIME_LIST), titleCounterKeys(MANGA_LIST), TOMBSTONE_KEYS],
   },
 ];
