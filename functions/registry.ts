@@ -9,6 +9,7 @@ import { routes as animes } from './animes/routes.js';
 import { routes as characters } from './characters/routes.js';
 import { routes as demographics } from './demographics/routes.js';
 import { routes as genres } from './genres/routes.js';
+import { routes as home } from './home/routes.js';
 import { routes as magazines } from './magazines/routes.js';
 import { routes as mangas } from './mangas/routes.js';
 import { routes as news } from './news/routes.js';
@@ -16,6 +17,7 @@ import { routes as persons } from './persons/routes.js';
 import { routes as playlists } from './playlists/routes.js';
 import { routes as producers } from './producers/routes.js';
 import { routes as random } from './random/routes.js';
+import { routes as recommendations } from './recommendations/routes.js';
 import { routes as reviews } from './reviews/routes.js';
 import { routes as profiles } from './profiles/routes.js';
 import { routes as schedules } from './schedules/routes.js';
@@ -27,7 +29,7 @@ import { routes as tokens } from './tokens/routes.js';
 import { routes as top } from './top/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, magazines, mangas, news, persons, playlists, producers, profiles, random, reviews, schedules, seasons, socials, themes, tokens, top, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, home, magazines, mangas, news, persons, playlists, producers, profiles, random, recommendations, reviews, schedules, seasons, socials, themes, tokens, top, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

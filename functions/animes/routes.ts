@@ -10,6 +10,8 @@ import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
 import { castFilters, castItem, castOrderings, staffItem, staffOrderings } from '../../shared/domain/casts.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { ANIME_RECOMMENDATIONS } from '../../shared/domain/recommendations.js';
+import { titleRecommendationsRoute } from '../../shared/http/recommendation-routes.js';
 import { ANIME_LIST, statsRead } from '../../shared/domain/playlists.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 import * as z from 'zod';
@@ -49,4 +51,5 @@ export const routes = {
     summary: 'Retrieve its statistics', description: 'Counts of list items per status and score (§3.13, §5.1), exact after every list change.',
     response: { status: 200, schema: statsRead(ANIME_LIST) }, errors: ['not-found'], keys: [titleKeys(animeTitle), TOMBSTONE_KEYS],
   }),
+  recommendations: titleRecommendationsRoute(ANIME_RECOMMENDATIONS),
 };

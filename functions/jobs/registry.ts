@@ -21,6 +21,9 @@ import { mangaTitle } from '../../shared/db/mangas.js';
 import { characterTitle } from '../../shared/db/characters.js';
 import { personTitle } from '../../shared/db/persons.js';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
+import { RECOMMENDATION_KEYS } from '../../shared/db/recommendations.js';
+import { titleCounterKeys } from '../../shared/db/playlists.js';
+import { ANIME_LIST, MANGA_LIST } from '../../shared/domain/playlists.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -37,14 +40,17 @@ export interface JobDecl {
   localPeriodSeconds?: number;
   /** The job writes items kept in step by it alone with BatchWriteItem (unconditional, idempotent puts and deletes). */
   batchWrites?: boolean;
-  /** The function's timeout in minutes (default 5; Lambda allows 15). */
-  timeoutMinutes?: number;
   /** The job sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
   deletesFiles?: boolean;
   /** The table items the job touches, as partition-key patterns (as RouteDecl.keys); its role may touch no other. */
   keys: readonly KeyPattern[];
+  /** Table items the job only reads (its role may read, not write, them). */
+  readKeys?: readonly KeyPattern[];
+  /** The function's timeout in minutes (default 5; Lambda allows 15) and memory in MB (default 1024). */
+  timeoutMinutes?: number;
+  memoryMB?: number;
 }
 
 /**
@@ -110,5 +116,19 @@ export const JOBS: readonly JobDecl[] = [
     // record changes), the titles' positions, its lease, state and top lists. No tombstones, no
     // accounts, no linked taxonomy records.
     keys: [titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle), ...RANKINGS_KEYS],
+  },
+  {
+    name: 'recommendations',
+    entry: 'functions/jobs/recommendations.ts',
+    schedule: 'rate(1 hour)',
+    description: 'Per-title recommendations of animes and mangas from the users\' high list items (API.md §5.4)',
+    // ~2 minutes at 1,000,000 list items (docs/recommendations-at-scale.md); the lease outlasts the timeout.
+    timeoutMinutes: 15,
+    memoryMB: 2048,
+    // Writes only its own items; reads the slots (every title), who lists each title high, the
+    // titles' records (`ANIME#*` names them: a key pattern cannot tell a record from the title's
+    // other items, so those are read-only) and the tombstones.
+    keys: [RECOMMENDATION_KEYS],
+    readKeys: [titleCounterKeys(ANIME_LIST), titleCounterKeys(MANGA_LIST), TOMBSTONE_KEYS],
   },
 ];

@@ -11,6 +11,8 @@ import { crudRoutes, linkedListRoute } from '../../shared/http/crud-routes.js';
 import { newsTitle } from '../../shared/db/news.js';
 import { mangaNews } from '../../shared/domain/news.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { MANGA_RECOMMENDATIONS } from '../../shared/domain/recommendations.js';
+import { titleRecommendationsRoute } from '../../shared/http/recommendation-routes.js';
 import { MANGA_LIST, statsRead } from '../../shared/domain/playlists.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
@@ -35,4 +37,5 @@ export const routes = {
     summary: 'Retrieve its statistics', description: 'Counts of list items per status and score (§3.13, §5.1), exact after every list change.',
     response: { status: 200, schema: statsRead(MANGA_LIST) }, errors: ['not-found'], keys: [titleKeys(mangaTitle), TOMBSTONE_KEYS],
   }),
+  recommendations: titleRecommendationsRoute(MANGA_RECOMMENDATIONS),
 };

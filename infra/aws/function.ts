@@ -43,6 +43,8 @@ export interface CatalogueFunctionProps {
   /** What the function may do besides writing its logs. */
   statements?: PolicyStatement[];
   timeout?: Duration;
+  /** Memory in MB (default 1024). */
+  memorySize?: number;
   /** Log group removal (RETAIN on stages that keep data). */
   logRemovalPolicy?: RemovalPolicy;
 }
@@ -73,7 +75,7 @@ export class CatalogueFunction extends Construct {
       description: props.description.slice(0, 256),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
-      memorySize: 1024,
+      memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       role: this.role,
       logGroup: this.logGroup,

@@ -47,6 +47,7 @@ export class ScheduledJobs extends Construct {
         component: `job.${job.name}`,
         description: job.description ?? `Scheduled job ${job.name} (${job.schedule})`,
         timeout: Duration.minutes(job.timeoutMinutes ?? 5),
+        ...(job.memoryMB === undefined ? {} : { memorySize: job.memoryMB }),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: {
           ...props.environment,
@@ -56,6 +57,7 @@ export class ScheduledJobs extends Construct {
         },
         statements: [
           ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE, ...(job.batchWrites ? ['dynamodb:BatchWriteItem'] : [])], job.keys)] : []),
+          ...(job.readKeys?.length ? [tableStatement(props.table, [...TABLE_READ], job.readKeys)] : []),
           ...(job.sendsMail ? props.mail!.statements() : []),
           ...(job.deletesFiles ? [pictureObjectsStatement('s3:DeleteObject', props.pictures.bucket.bucketArn)] : []),
         ],

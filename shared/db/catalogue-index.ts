@@ -588,3 +588,47 @@ export async function hasPostings<R extends BaseRecord>(def: IndexDef<R>, filter
   );
   return (out.Items ?? []).length > 0;
 }
+
+/**
+ * The first records of an ordering with a value (nulls never), in the ordering's order, that
+ * `keep` accepts: up to `limit` of them, reading Query pages of the ordering's partition until
+ * there are `limit` or the values end — at most `maxReads` Queries, each asking for `limit`
+ * entries plus those refused so far. Serves the lists that are a head of an ordering: the
+ * popular recommendations (`popularity` asc, API.md §5.4) and home's latest news (§4.5).
+ */
+export async function orderingHead<R extends BaseRecord>(
+  def: IndexDef<R>,
+  ordering: string,
+  opts: { descending: boolean; limit: number; keep?: (id: string) => boolean; refusals?: number; maxReads?: number },
+): Promise<{ id: string; sk: string }[]> {
+  if (!Object.hasOwn(def.orderings, ordering)) throw new Error(`unknown ordering ${ordering} for ${def.kind}`);
+  const pk = orderingPk(any(def), ordering, opts.descending);
+  // Ascending: values start "1", nulls "2"; descending (read backwards): nulls start "0".
+  const condition = opts.descending ? '#pk = :pk AND #sk >= :v' : '#pk = :pk AND #sk < :v';
+  const out: { id: string; sk: string }[] = [];
+  let start: Record<string, unknown> | undefined;
+  let refused = 0;
+  for (let reads = 0; reads < (opts.maxReads ?? 4) && out.length < opts.limit; reads++) {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: condition,
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#id': 'id' },
+        ExpressionAttributeValues: { ':pk': pk, ':v': opts.descending ? '1' : '2' },
+        ProjectionExpression: '#id, #sk',
+        ScanIndexForward: !opts.descending,
+        ExclusiveStartKey: start,
+        Limit: Math.min(entriesPerRead(def), opts.limit - out.length + Math.max(refused, opts.refusals ?? 0)),
+        ConsistentRead: true,
+      }),
+    );
+    for (const i of page.Items ?? []) {
+      if (out.length >= opts.limit) break;
+      if (opts.keep && !opts.keep(String(i.id))) refused++;
+      else out.push({ id: String(i.id), sk: String(i.sk) });
+    }
+    start = page.LastEvaluatedKey;
+    if (!start) break;
+  }
+  return out;
+}

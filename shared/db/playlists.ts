@@ -233,6 +233,32 @@ export async function listingUsers(kind: PlaylistKind, titleId: string, limit: n
   return (out.Items ?? []).map((i) => ({ userId: String(i.sk), itemId: String(i.item), score: Number(i.score ?? 0), fav: i.fav === true }));
 }
 
+/**
+ * The users listing a title with a score at least `least` (the recommendations job's "high"
+ * items, API.md §5.4): every page of the title's listed postings, filtered by score.
+ */
+export async function usersScoring(kind: PlaylistKind, titleId: string, least: number): Promise<string[]> {
+  const pk = listedKey(kind, titleId, '').pk;
+  const users: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: '#pk = :pk',
+        FilterExpression: '#score >= :least',
+        ProjectionExpression: '#sk',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#score': 'score' },
+        ExpressionAttributeValues: { ':pk': pk, ':least': least },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const i of out.Items ?? []) users.push(String(i.sk));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return users;
+}
+
 /** The stored items of a user's list (at most `limit`). */
 export async function userItems(kind: PlaylistKind, userId: string, limit: number): Promise<StoredItem[]> {
   const out = await db().send(

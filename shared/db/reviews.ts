@@ -10,7 +10,7 @@
  *   count          pk = REVIEWS#USER#U      sk = N               { n }              UserAbout `review_count`
  *   votes cast     pk = REVIEWS#VOTER#U     sk = R               { }                what an account deletion withdraws
  *   top entry      pk = REVIEWS#TOP         sk = topKey(review)  { id, k, sp, t, u } `top/reviews/`, in its order
- *   recent entry   pk = REVIEWS#RECENT#K    sk = <created_at>#R  { id }             non-spoiler reviews, newest last (home)
+ *   recent entry   pk = REVIEWS#RECENT#K    sk = <created_at>#R  { id, k, t, u }    non-spoiler reviews, newest last (home)
  *
  * Every change of a review — creation, the author's edit, a vote, deletion — is one transaction
  * over the review and everything derived from it, conditioned on the review's revision and
@@ -118,7 +118,7 @@ export function reviewPlan(c: ReviewChange): WritePlan {
   const recentBefore = before && !before.record.is_spoiler;
   const recentAfter = after && !after.record.is_spoiler;
   if (recentBefore && !recentAfter) entries.push([del(recentKey(kind, before.record)), null]);
-  if (recentAfter && !recentBefore) entries.push([put({ ...recentKey(kind, after.record), id: record.id }), null]);
+  if (recentAfter && !recentBefore) entries.push([put({ ...recentKey(kind, after.record), id: record.id, k: record.kind, t: record.title_id, u: record.user_id }), null]);
   if (!before) {
     entries.push([put({ ...claimKey(kind, record.user_id, record.title_id), id: record.id }, { expression: 'attribute_not_exists(pk)' }), { what: 'unique', field: 'non_field_errors', message: `You have already reviewed this ${kind.kind}.` }]);
     entries.push([{ Update: { TableName: tableName(), Key: reviewCountKey(record.user_id), UpdateExpression: 'ADD #n :one', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':one': 1 } } }, null]);
@@ -174,6 +174,25 @@ export async function topReviewsPage(q: { kind?: string; withoutSpoilers: boolea
   }
   const filter: IndexFilter | undefined = clauses.length ? { expression: clauses.join(' AND '), names, values } : undefined;
   return queryIndexPage({ pk: TOP_PK, forward: true, limit: q.limit, cursor: q.cursor, filter, maxReads: 4 }, (i): TopEntry => ({ id: String(i.id), kind: String(i.k), title: String(i.t), user: String(i.u) }));
+}
+
+/**
+ * The newest non-spoiler reviews of a kind (home, API.md §4.5): the recent partition read
+ * backwards, at most `limit` entries (one Query).
+ */
+export async function recentReviews(kind: ReviewKindDef, limit: number): Promise<TopEntry[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': `REVIEWS#RECENT#${kind.titleKind}` },
+      ScanIndexForward: false,
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map((i) => ({ id: String(i.id), kind: String(i.k ?? kind.kind), title: String(i.t), user: String(i.u) }));
 }
 
 // ---- What the relations consumer reads for cascades

@@ -215,8 +215,9 @@ export const itemIndex = (kind: PlaylistKind): IndexDef<ItemRecord> => ({
     start_date: { value: (r) => r.start_date as string | null, type: 'plain' },
     finish_date: { value: (r) => r.finish_date as string | null, type: 'plain' },
   },
-  // `title`: the listed title's id, so a page leaves out the items of titles deleted since.
-  filters: { status: (r) => [r.status as string], title: (r) => [r[kind.idField] as string] },
+  // `title`: the listed title's id, so a page leaves out the items of titles deleted since;
+  // `favorite`: what the recommendations read for the caller's seeds (API.md §5.4).
+  filters: { status: (r) => [r.status as string], title: (r) => [r[kind.idField] as string], favorite: (r) => (r.is_favorite === true ? ['true'] : []) },
   postings: {},
   searchFields: () => [],
   vectorBytes: 200,

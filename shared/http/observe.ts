@@ -95,7 +95,10 @@ export function problemResult(err: HttpError, path: string, requestId: string): 
 
 function finish(event: ApiEvent, result: ApiResult, route: string): ApiResult {
   const state = requestState(event);
-  result.headers = { ...result.headers, ...state.headers, ...corsHeaders(state.origin), 'x-request-id': state.requestId };
+  const cors = corsHeaders(state.origin);
+  // A response's own Vary (e.g. `Authorization` on personalised reads) is kept beside CORS's `Origin`.
+  const vary = [...new Set([...String(result.headers?.vary ?? '').split(','), cors.vary!].map((v) => v.trim()).filter(Boolean))].join(', ');
+  result.headers = { ...result.headers, ...state.headers, ...cors, vary, 'x-request-id': state.requestId };
   logger.info('request', {
     request_id: state.requestId,
     method: event.requestContext.http.method,

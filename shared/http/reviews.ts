@@ -11,7 +11,7 @@ import { hasRole } from '../auth/roles.js';
 import { getItems, type Item } from '../db/batch.js';
 import { vectorPage, type Vector } from '../db/catalogue-index.js';
 import { commitContended, recordKeyOfKind } from '../db/records.js';
-import { reviewKey, reviewPlan, storedReview, titleReviewVectors, topReviewsPage, userReviewVectors, voteKey, type StoredReview } from '../db/reviews.js';
+import { recentReviews, reviewKey, reviewPlan, storedReview, titleReviewVectors, topReviewsPage, userReviewVectors, voteKey, type StoredReview } from '../db/reviews.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { authFromItem, authKeyOf, userByUsernameKey } from '../db/users.js';
 import { reviewBodies, reviewIndex, reviewView, VOTE_FIELD, type ReviewKindDef, type ReviewRecord } from '../domain/reviews.js';
@@ -207,3 +207,13 @@ export const topReviewsOperation: Operation = async (req) => {
   const refs = page.items.map((i) => ({ id: i.value.id, kind: i.value.kind, title: i.value.title, user: i.value.user })).filter((r) => !hidden(deleted, r));
   return pageReply(req, { items: await reviewViews(refs), next: page.next, previous: page.previous }, null);
 };
+
+/**
+ * The `n` newest non-spoiler reviews of a kind, newest first (home's `anime_reviews`, §4.5): the
+ * recent partition (twice `n` entries, so that reviews of titles or accounts deleted since may
+ * be left out), then one BatchGetItem of the reviews, their titles and authors.
+ */
+export async function newestReviews(kind: ReviewKindDef, n: number, deleted: Deleted) {
+  const refs = (await recentReviews(kind, 2 * n)).filter((r) => !hidden(deleted, r));
+  return (await reviewViews(refs)).slice(0, n);
+}

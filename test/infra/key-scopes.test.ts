@@ -41,7 +41,8 @@ function declared(component: string): readonly string[] {
   if (route) return routeKeys(route);
   if (component === 'authorizer') return AUTHORIZER_KEYS;
   const job = JOBS.find((j) => `job.${j.name}` === component);
-  if (job) return job.keys;
+  // A job's statements: its keys (read and write) and its read-only keys.
+  if (job) return [...job.keys, ...(job.readKeys ?? [])];
   const consumer = STREAM_CONSUMERS.find((c) => `stream.${c.name}` === component);
   if (consumer) return consumer.keys;
   return [];

@@ -64,11 +64,11 @@ describe('functions', () => {
     expect(helpers.some((d) => d.includes('auto-deleting objects'))).toBe(true);
   });
 
-  it('every declared function: Node.js 22, arm64, 1024 MB, a timeout, its own log group, ESM bundle entry', () => {
+  it('every declared function: Node.js 22, arm64, 1024 MB (or its job\'s own), a timeout, its own log group, ESM bundle entry', () => {
     for (const f of fns.filter((x) => x.component !== undefined)) {
       expect(f.properties.Runtime, f.component).toBe('nodejs22.x');
       expect(f.properties.Architectures, f.component).toEqual(['arm64']);
-      expect(f.properties.MemorySize, f.component).toBe(1024);
+      expect(f.properties.MemorySize, f.component).toBe(JOBS.find((j) => `job.${j.name}` === f.component)?.memoryMB ?? 1024);
       expect(f.properties.Timeout, f.component).toBeGreaterThanOrEqual(10);
       expect(f.properties.Handler, f.component).toBe('index.handler');
       expect(f.properties.LoggingConfig?.LogGroup?.Ref, f.component).toBeDefined();
@@ -545,6 +545,39 @@ describe('rankings job', () => {
       expect(patterns(fn), name).toEqual(expect.arrayContaining(['RANKINGS', 'TOP#*', kind, 'DELETED']));
       expect(actionsOf(fn.statements, 'dynamodb:').filter((a) => !/GetItem|Query/.test(a)), name).toEqual([]);
     }
+  });
+});
+
+describe('the recommendations job', () => {
+  const job = () => byComponent('job.recommendations');
+  const statements = (f: FunctionInfo) =>
+    f.statements
+      .map((st) => st as { Action?: unknown; Condition?: Record<string, Record<string, unknown>> })
+      .filter((st) => st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] !== undefined)
+      .map((st) => ({ actions: asList(st.Action as string[]).sort(), keys: asList(st.Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[]).sort() }));
+
+  it('runs hourly through one rule, with 15 minutes and 2 GB', () => {
+    const rules = resourcesOf(dev, 'AWS::Events::Rule').filter((r) => JSON.stringify(r.properties.Targets).includes(job().logicalId));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.properties.ScheduleExpression).toBe('rate(1 hour)');
+    expect(job().properties.Timeout).toBe(900);
+    expect(job().properties.MemorySize).toBe(2048);
+  });
+
+  it('least privilege: writes only its own items (RECS#*); reads the titles\' items and the tombstones; no e-mail, no bucket', () => {
+    const st = statements(job());
+    expect(st).toEqual([
+      { actions: [...TABLE_READ, ...TABLE_WRITE].sort(), keys: ['RECS#*'] },
+      { actions: [...TABLE_READ].sort(), keys: ['ANIME#*', 'DELETED', 'MANGA#*'] },
+    ]);
+    expect(actionsOf(job().statements, 'ses:')).toEqual([]);
+    expect(actionsOf(job().statements, 's3:')).toEqual([]);
+  });
+
+  it('has a failure alarm on its function\'s errors', () => {
+    const alarms = resourcesOf(dev, 'AWS::CloudWatch::Alarm').filter((a) => JSON.stringify(a.properties.Dimensions).includes(job().logicalId));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
   });
 });
 

@@ -33,12 +33,13 @@ export interface TableGrant {
 const ALL = [...TABLE_READ, ...TABLE_WRITE];
 
 /** The table grant of each function the local runtime runs, by the name its context carries. */
-export const GRANTS: ReadonlyMap<string, TableGrant> = new Map<string, TableGrant>([
-  ...ROUTES.map((r): [string, TableGrant] => [r.name, { actions: tableActions(r), keys: routeKeys(r) }]),
-  ['authorizer', { actions: ['dynamodb:GetItem'], keys: AUTHORIZER_KEYS }],
-  ['catch-all', { actions: [], keys: [] }],
-  ...JOBS.map((j): [string, TableGrant] => [`job.${j.name}`, { actions: j.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: j.keys }]),
-  ...STREAM_CONSUMERS.map((c): [string, TableGrant] => [`stream.${c.name}`, { actions: c.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: c.keys }]),
+export const GRANTS: ReadonlyMap<string, readonly TableGrant[]> = new Map<string, TableGrant[]>([
+  ...ROUTES.map((r): [string, TableGrant[]] => [r.name, [{ actions: tableActions(r), keys: routeKeys(r) }]]),
+  ['authorizer', [{ actions: ['dynamodb:GetItem'], keys: AUTHORIZER_KEYS }]],
+  ['catch-all', [{ actions: [], keys: [] }]],
+  // A job reads and writes its `keys` and only reads its `readKeys` (infra/aws/jobs.ts).
+  ...JOBS.map((j): [string, TableGrant[]] => [`job.${j.name}`, [{ actions: j.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: j.keys }, { actions: TABLE_READ, keys: j.readKeys ?? [] }]]),
+  ...STREAM_CONSUMERS.map((c): [string, TableGrant[]] => [`stream.${c.name}`, [{ actions: c.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: c.keys }]]),
 ]);
 
 type Input = Record<string, any>;
@@ -89,11 +90,13 @@ export function touchesOf(operation: string, input: Input): Omit<Touch, 'compone
 
 /** Why the role of `touch.component` would refuse it (null: allowed, or a function this check does not know). */
 export function refusal(touch: Touch): string | null {
-  const grant = GRANTS.get(touch.component);
-  if (!grant) return null;
-  if (!grant.actions.includes(touch.action)) return `${touch.action} is not granted`;
+  const grants = GRANTS.get(touch.component);
+  if (!grants) return null;
+  const granted = grants.filter((g) => g.actions.includes(touch.action));
+  if (granted.length === 0) return `${touch.action} is not granted`;
   if (touch.pk === null) return 'the call names no partition key';
-  if (!allowedKey(touch.pk, grant.keys)) return `no pattern of [${grant.keys.join(', ')}] matches ${touch.pk}`;
+  const keys = granted.flatMap((g) => g.keys);
+  if (!allowedKey(touch.pk, keys)) return `no pattern of [${keys.join(', ')}] matches ${touch.pk} for ${touch.action}`;
   return null;
 }
 

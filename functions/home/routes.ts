@@ -1,0 +1,39 @@
+/** The front page (API.md §4.5): seasons, their animes, recent reviews, news and the caller's anime recommendations. */
+import * as z from 'zod';
+import { newsTitle } from '../../shared/db/news.js';
+import { ANIME_LIST } from '../../shared/domain/playlists.js';
+import { playlistKeys } from '../../shared/db/playlists.js';
+import { RECOMMENDATION_KEYS } from '../../shared/db/recommendations.js';
+import { REVIEW_KEYS } from '../../shared/db/reviews.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { animeTitle } from '../../shared/db/animes.js';
+import { animeCard } from '../../shared/domain/cards.js';
+import { news } from '../../shared/domain/news.js';
+import { reviewRead } from '../../shared/domain/reviews.js';
+import { Season } from '../../shared/domain/enums.js';
+import { defineRoute } from '../../shared/http/route.js';
+
+const season = z.object({ year: z.int(), season: z.enum(Season) });
+
+export const routes = {
+  get: defineRoute({
+    name: 'home.get', method: 'GET', path: '/api/home/', access: 'public',
+    summary: 'Retrieve the home information',
+    description: 'Every key always present, computed per request; `anime_recommendations` are the first 8 of `GET /api/recommendations/anime/` for the same caller.',
+    response: {
+      status: 200,
+      schema: z.object({
+        seasons: z.object({ current: season, upcoming: season }),
+        current_season: z.array(animeCard),
+        upcoming_season: z.array(animeCard),
+        anime_reviews: z.array(reviewRead),
+        latest_news: z.array(news.listRead!),
+        anime_recommendations: z.array(animeCard),
+      }),
+    },
+    // Personalised with a token: private to the caller (Vary: Authorization).
+    cache: 'public-vary',
+    keys: [titleKeys(animeTitle), titleKeys(newsTitle), ...REVIEW_KEYS, RECOMMENDATION_KEYS, playlistKeys(ANIME_LIST)[0]!, TOMBSTONE_KEYS],
+  }),
+};
