@@ -8,6 +8,7 @@
  * anonymous and signed in; a second run writes nothing; a failing run leaves the previous lists
  * and `refreshed_at`; two runs at once.
  */
+import { setPositions, type TitleKind } from '../../shared/db/rankings.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animeTitle } from '../../shared/db/animes.js';
 import { commitStaged } from '../../shared/db/staged.js';
@@ -101,15 +102,24 @@ function personalised(kind: string, u: string, scores: Map<string, number | null
   return ordered([...sums].map(([id, v]) => ({ id, votes: v })), scores).slice(0, 100);
 }
 
-/** Sets what a rankings run sets: a title's `popularity` (and the index's `members`), in the record and the index. */
+/**
+ * Sets what a rankings run sets (shared/domain/rankings.ts): the title's `members` as of the run
+ * in its record and its index items (the index's `popularity` ordering sorts by it, members desc),
+ * and its `popularity` position beside its counters. A position p is given members 1000 − p, so
+ * the index's order is the positions' order.
+ */
 async function rank(def: TitleDef<BaseRecord>, id: string, numbers: { popularity?: number | null; members?: number }) {
   const before = (await loadTitle(def, id))!;
-  const plan = titleWrite(def, before, { after: { ...before.record, ...numbers } as BaseRecord, relations: before.relations, links: [] });
+  const members = numbers.members ?? (typeof numbers.popularity === 'number' ? 1000 - numbers.popularity : undefined);
+  const plan = titleWrite(def, before, { after: { ...before.record, ...(members === undefined ? {} : { members }) } as BaseRecord, relations: before.relations, links: [] });
   await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
+  if (numbers.popularity !== undefined) await setPositions(def.entity.kind as TitleKind, id, null, numbers.popularity);
 }
 
 const T: string[] = [];
 const M: string[] = [];
+/** The animes the popular test gives a popularity (1…8 in this order: members 999…992 in the index). */
+const popularOnes = () => [T[60]!, T[5]!, T[59]!, T[2]!, T[61]!, T[40]!, T[58]!, T[9]!];
 
 beforeAll(async () => {
   setClock('2025-11-03T12:00:00.000Z');
@@ -279,7 +289,7 @@ describe('personalised and popular lists', () => {
 
   it('popular: without a token or without candidates, by popularity asc, the caller\'s titles left out, votes null; at most 100', async () => {
     // A rankings run: popularity for eight animes (one of them P's title), null for the rest.
-    const ranked = [T[60]!, T[5]!, T[59]!, T[2]!, T[61]!, T[40]!, T[58]!, T[9]!];
+    const ranked = popularOnes();
     for (const [i, id] of ranked.entries()) await rank(animeTitle as unknown as TitleDef<BaseRecord>, id, { popularity: i + 1 });
     const anon = await send(server, 'GET', '/api/recommendations/anime/?limit=3');
     const { results, pages } = await walk(server, '/api/recommendations/anime/?limit=3', ['refreshed_at']);
@@ -328,7 +338,7 @@ describe('personalised and popular lists', () => {
 
 describe('GET /api/home/', () => {
   it('every key, anonymous: seasons of the clock, their animes by members then name (12), non-spoiler reviews and news newest first (6), the popular recommendations (8)', async () => {
-    // The index's members, as a rankings run leaves them: two animes of the current season first.
+    // The index's members, as a rankings run leaves them: two more animes of the current season.
     await rank(animeTitle as unknown as TitleDef<BaseRecord>, T[12]!, { members: 9 });
     await rank(animeTitle as unknown as TitleDef<BaseRecord>, T[3]!, { members: 4 });
     const reviews: any[] = [];
@@ -342,7 +352,9 @@ describe('GET /api/home/', () => {
     expect(Object.keys(home)).toEqual(['seasons', 'current_season', 'upcoming_season', 'anime_reviews', 'latest_news', 'anime_recommendations']);
     expect(home.seasons).toEqual({ current: { year: 2025, season: 'fall' }, upcoming: { year: 2026, season: 'winter' } });
     const fall = T.filter((_, n) => (n <= 13 || n >= 58) && names.has(T[n]!));
-    const members = (id: string) => (id === T[12] ? 9 : id === T[3] ? 4 : 0);
+    // The index's members: the popular test's positions (999…992), then these two.
+    const positioned = popularOnes();
+    const members = (id: string) => (positioned.includes(id) ? 999 - positioned.indexOf(id) : id === T[12] ? 9 : id === T[3] ? 4 : 0);
     const fallOrder = [...fall].sort((a, b) => members(b) - members(a) || compareCodePoints(searchKey(names.get(a)!), searchKey(names.get(b)!)) || compareCodePoints(a, b));
     expect(home.current_season.map((c: any) => c.id)).toEqual(fallOrder.slice(0, 12));
     expect(Object.keys(home.current_season[0])).toEqual(['id', 'name', 'image', 'media_type', 'status', 'episodes', 'score']);
