@@ -37,6 +37,8 @@ export type Sizes = Readonly<Record<Kind, number>>;
 export const SCALES = {
   mal: { genre: 80, theme: 50, demographic: 5, producer: 1500, magazine: 800, person: 60_000, character: 120_000, anime: 30_000, manga: 75_000, news: 20_000 },
   small: { genre: 8, theme: 5, demographic: 5, producer: 15, magazine: 8, person: 600, character: 1200, anime: 300, manga: 750, news: 200 },
+  /** A tenth of MyAnimeList's titles (the community section's middle size, to see how its figures grow). */
+  tenth: { genre: 80, theme: 50, demographic: 5, producer: 150, magazine: 80, person: 6_000, character: 12_000, anime: 3_000, manga: 7_500, news: 2_000 },
 } as const satisfies Record<string, Sizes>;
 export type ScaleName = keyof typeof SCALES;
 

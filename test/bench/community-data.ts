@@ -30,6 +30,7 @@ export interface CommunitySizes {
 export const COMMUNITY_SCALES = {
   mal: { users: 100_000, items: 1_000_000, reviews: 50_000 },
   small: { users: 400, items: 4_000, reviews: 200 },
+  tenth: { users: 10_000, items: 100_000, reviews: 5_000 },
 } as const satisfies Record<string, CommunitySizes>;
 
 export type TitleKind = 'anime' | 'manga';

@@ -32,7 +32,7 @@ export const USAGE = `npm run bench -- [--quick] [--only=<section>[,<section>…
   --quick       small iteration counts (checks the harness; figures are indicative only)
   --out         report file (default: bench-report.md at the repository root)
   --genres      records inserted for the pagination section (default 50000; 3000 with --quick)
-  --scale       the catalogue and community sections' data: mal (default) or small (default with --quick);
+  --scale       the catalogue and community sections' data: mal (default), tenth (a tenth of mal) or small (default with --quick);
                 without --only, --scale runs the catalogue section alone
   --seed        its seed (default 1); --today=YYYY-MM-DD its date (default: the kept store's, else today)
   DATA_DIR=<dir> where DynamoDB Local keeps its files when the catalogue section runs (default

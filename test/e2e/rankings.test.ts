@@ -340,6 +340,14 @@ describe('the rankings job', () => {
     expect(ids((await walk(server, '/api/persons/?ordering=-favorites&limit=3')).results)).toEqual(ids(expectedOrder(people, 'favorites', true)));
   });
 
+  it('the popular recommendations (anonymous) follow the run: the animes by popularity, as top/animes/?filter=bypopularity lists them', async () => {
+    const popular = (await walk(server, '/api/recommendations/anime/?limit=3', ENVELOPE)).results;
+    const top = (await walk(server, '/api/top/animes/?filter=bypopularity&limit=3', ENVELOPE)).results;
+    expect(popular.length).toBeGreaterThan(2);
+    expect(ids(popular)).toEqual(ids(top));
+    expect(popular.every((r) => r.source === 'popular' && r.votes === null)).toBe(true);
+  });
+
   it('a second run over the same data writes nothing (refreshed_at apart)', { timeout: 300_000 }, async () => {
     const first = (await get('/api/top/animes/')).refreshed_at;
     const summary = await run();
