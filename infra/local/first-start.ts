@@ -12,10 +12,12 @@
  * `npm start -- --fresh` starts from an empty store and imports nothing (the season refresh job then
  * adds the current and upcoming seasons).
  */
+import { existsSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { BulkWriter } from '../../shared/db/batch.js';
 import { loadBangumiData } from '../../shared/domain/bangumi-data.js';
 import { bulkImport, sourceCatalogue } from '../../shared/domain/catalogue-import.js';
+import { catalogueKey, copyFromCache, databaseFile, stageCatalogue, stagingRoot } from './catalogue-file.js';
 import { ensureTable } from './engines.js';
 
 export interface FirstImport {
@@ -24,6 +26,14 @@ export interface FirstImport {
   /** Items of the data set left out (README "What the data has and lacks"). */
   skipped: number;
   seconds: number;
+  /**
+   * How: `staged` (imported into a DynamoDB Local of its own, its file then moved into the data
+   * dir: catalogue-file.ts), `cached` (that file, kept from an earlier first start, copied) or
+   * `in-place` (imported into the data dir's own engine: a first import that stopped half-way).
+   */
+  via: 'staged' | 'cached' | 'in-place';
+  /** Where a staged import was written (`/dev/shm`, the temp dir or the data dir). */
+  stagedIn?: string;
 }
 
 /** `absent`: a new data dir; `unfinished`: a table without a stream (a first import that stopped); `ready`. */
@@ -72,6 +82,58 @@ export function progressBar(total: number, out: NodeJS.WriteStream = process.std
   };
 }
 
+export interface FileStartOptions {
+  dataDir: string;
+  table: string;
+  /** The data set (default: the installed bangumi-data). */
+  data?: unknown;
+  /** The import's "now" (default: the clock). */
+  now?: Date;
+  /** Progress (default: a bar on standard error). */
+  onProgress?: (done: number, total: number) => void;
+  /** Where to stage, the first that exists and has room (default: `/dev/shm`, the OS temp dir; then the data dir). */
+  stagingRoots?: readonly string[];
+}
+
+/**
+ * A new data dir's catalogue, before its engine starts (catalogue-file.ts): when the data dir
+ * has no database file yet, the file is copied from the cache, else imported into a staging
+ * engine and moved in. Returns what was imported, or null (the data dir has a database: the
+ * table, or a first import that stopped, is then ensureTableWithCatalogue's).
+ */
+export async function ensureCatalogueFile(opts: FileStartOptions): Promise<FirstImport | null> {
+  if (existsSync(databaseFile(opts.dataDir))) return null;
+  const started = Date.now();
+  const data = opts.data ?? (await loadBangumiData());
+  const catalogue = sourceCatalogue(data);
+  const total = catalogue.titles.length;
+  const key = catalogueKey(data, opts.table, opts.now);
+  const cached = copyFromCache(key, opts.dataDir, (from) => {
+    if (!opts.onProgress) process.stderr.write(`copying the catalogue imported by an earlier first start (${from})\n`);
+  });
+  if (cached) {
+    return { titles: cached.titles, items: cached.items, skipped: cached.skipped, seconds: (Date.now() - started) / 1000, via: 'cached' };
+  }
+  const bar = opts.onProgress ? null : progressBar(total);
+  const onProgress = opts.onProgress ?? ((done: number) => bar!.update(done));
+  onProgress(0, total);
+  let staged;
+  try {
+    staged = await stageCatalogue({
+      dataDir: opts.dataDir,
+      table: opts.table,
+      catalogue,
+      key,
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.stagingRoots ? { stagingRoot: stagingRoot(opts.dataDir, total, opts.stagingRoots) } : {}),
+      onProgress: (done) => onProgress(done, total),
+    });
+  } finally {
+    bar?.end();
+  }
+  return { titles: total, items: staged.items, skipped: catalogue.skipped.length, seconds: (Date.now() - started) / 1000, via: 'staged', stagedIn: staged.stagedIn };
+}
+
 export interface FirstStartOptions {
   endpoint: string;
   table: string;
@@ -105,5 +167,5 @@ export async function ensureTableWithCatalogue(opts: FirstStartOptions): Promise
     bar?.end();
   }
   await ensureTable(opts.endpoint, opts.table);
-  return { titles: total, items, skipped: catalogue.skipped.length, seconds: (Date.now() - started) / 1000 };
+  return { titles: total, items, skipped: catalogue.skipped.length, seconds: (Date.now() - started) / 1000, via: 'in-place' };
 }
