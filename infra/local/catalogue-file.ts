@@ -6,8 +6,9 @@
  * engine has stopped): with `-sharedDb` it holds every table of the instance in one SQLite file,
  * `shared-local-instance.db`, with no journal once the engine has stopped.
  *
- * Where it is staged: `/dev/shm` when it exists and has room, else the OS temp dir when it has
- * room, else a folder of the data dir (as fast as importing in place, but still all-or-nothing).
+ * Where it is staged: `/dev/shm` when it exists and has room, else the OS temp dir when it is
+ * memory-backed too and has room, else a folder of the data dir (as fast as importing in place,
+ * but still all-or-nothing: the database file appears in the data dir only when complete).
  * A copy is kept in a cache (CATALOGUE_CACHE_DIR, default `~/.cache/anime-catalogue-api`;
  * `off` disables it) under a key of everything that decides the file's content: the data set,
  * the code that maps and writes it (every source file under `shared/` and this folder's import
@@ -24,10 +25,8 @@ import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BulkWriter } from '../../shared/db/batch.js';
 import { bulkImport, type SourceCatalogue } from '../../shared/domain/catalogue-import.js';
+import { EngineWriter, type WriteCall } from './engine-writer.js';
 import { DYNAMO_FILE, dynamoDataDir, ensureTable, startDynamoLocal } from './engines.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,19 +41,27 @@ const STAGING_PREFIX = 'anime-catalogue-staging-';
 /** The data dir's database file. */
 export const databaseFile = (dataDir: string) => join(dynamoDataDir(dataDir), DYNAMO_FILE);
 
-function freeBytes(dir: string): number {
+/** statfs's type of a memory-backed filesystem (Linux's TMPFS_MAGIC). */
+const TMPFS = 0x01021994;
+
+/** Free bytes of a memory-backed folder (0: absent, or on a disk). */
+function freeMemoryBytes(dir: string): number {
   try {
     const s = statfsSync(dir);
-    return Number(s.bavail) * Number(s.bsize);
+    return Number(s.type) === TMPFS ? Number(s.bavail) * Number(s.bsize) : 0;
   } catch {
     return 0;
   }
 }
 
-/** Where a catalogue of `titles` titles is staged (see the module comment). */
+/**
+ * Where a catalogue of `titles` titles is staged (see the module comment): the first candidate
+ * that is memory-backed (tmpfs) and has room for the file and a spare gigabyte, else the data dir
+ * (a temp dir on a disk would be no faster and cost a copy).
+ */
 export function stagingRoot(dataDir: string, titles: number, candidates: readonly string[] = ['/dev/shm', tmpdir()]): string {
   const need = titles * BYTES_PER_TITLE + SPARE_BYTES;
-  for (const dir of candidates) if (existsSync(dir) && freeBytes(dir) >= need) return dir;
+  for (const dir of candidates) if (freeMemoryBytes(dir) >= need) return dir;
   return dataDir;
 }
 
@@ -92,7 +99,7 @@ function codeFiles(): string[] {
     }
   };
   walk(join(ROOT, 'shared'));
-  for (const f of ['catalogue-file.ts', 'first-start.ts', 'engines.ts']) out.push(join(ROOT, 'infra', 'local', f));
+  for (const f of ['catalogue-file.ts', 'engine-writer.ts', 'first-start.ts', 'engines.ts']) out.push(join(ROOT, 'infra', 'local', f));
   return out.sort();
 }
 
@@ -206,8 +213,10 @@ export interface StageOptions {
   onProgress: (done: number) => void;
   /** Where to stage (default: stagingRoot). */
   stagingRoot?: string;
-  /** Requests in flight to the staging engine. */
+  /** Requests in flight to the staging engine (default 8). */
   inFlight?: number;
+  /** The write call (default TransactWriteItems). */
+  call?: WriteCall;
 }
 
 export interface Staged {
@@ -244,19 +253,18 @@ export async function stageCatalogue(opts: StageOptions): Promise<Staged> {
     let writeSeconds: number;
     try {
       await ensureTable(engine.url, opts.table, { stream: false });
-      const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: engine.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 }), {
-        marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-      });
+      // 100 puts per SQLite commit (decision I7); in /dev/shm too, where a commit still costs the engine system time (P3).
+      const call: WriteCall = opts.call ?? 'TransactWriteItems';
+      const writer = new EngineWriter(engine.url, opts.table, call, opts.inFlight ?? 8);
       const started = Date.now();
       // The plans name the table through TABLE_NAME (the shared client's): the same name.
       const previous = process.env.TABLE_NAME;
       process.env.TABLE_NAME = opts.table;
       try {
-        items = await bulkImport(opts.catalogue.titles, { writer: new BulkWriter(opts.inFlight ?? 4, client, { transact: true }), ...(opts.now ? { now: opts.now } : {}), onProgress: opts.onProgress });
+        items = await bulkImport(opts.catalogue.titles, { writer, ...(opts.now ? { now: opts.now } : {}), onProgress: opts.onProgress });
       } finally {
         if (previous === undefined) delete process.env.TABLE_NAME;
         else process.env.TABLE_NAME = previous;
-        client.destroy();
       }
       writeSeconds = (Date.now() - started) / 1000;
       await ensureTable(engine.url, opts.table);

@@ -3,12 +3,18 @@
  * when the data dir holds no table yet, the whole bangumi-data catalogue is loaded before the API
  * listens, with a progress bar on the terminal.
  *
+ * A new data dir (no database file yet) gets its catalogue as a whole database file before its
+ * engine starts (ensureCatalogueFile; catalogue-file.ts, docs/decisions.md P1–P4): imported into a
+ * DynamoDB Local of its own in `/dev/shm` and moved in, or copied from the cache of an earlier
+ * first start. The rest of this comment is the import itself, there or in place.
+ *
  * The table is created without its stream, the titles are written in bulk
  * (shared/domain/catalogue-import.ts bulkImport: the items the API's write path would leave, the
  * counter and list sizes included, proved item-identical by test/integration/catalogue-import.test.ts),
  * and only then is the stream turned on (engines.ts ensureTable), so the stream consumers never see
  * the load. A table that exists without a stream is a first import that stopped half-way (Ctrl-C):
- * it is loaded again (the titles' ids come from their source keys, so the same items are put again).
+ * it is loaded again, in place (ensureTableWithCatalogue; the titles' ids come from their source
+ * keys, so the same items are put again).
  * `npm start -- --fresh` starts from an empty store and imports nothing (the season refresh job then
  * adds the current and upcoming seasons).
  */
