@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
 import { ensureTable, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
-import { ensureTableWithCatalogue, type FirstImport, type FirstStartOptions } from './first-start.js';
+import { advanceStatuses } from '../../shared/domain/catalogue-import.js';
+import { ensureCatalogueFile, ensureTableWithCatalogue, type FileStartOptions, type FirstImport, type FirstStartOptions } from './first-start.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { startStreamPoller, type StreamPoller } from './streams.js';
@@ -117,7 +118,7 @@ export interface LocalOptions {
    * Load the real catalogue into a new table before serving (`npm start` without `--fresh`;
    * infra/local/first-start.ts). `true`, or the options of that import (tests: a small data set).
    */
-  importCatalogue?: boolean | Pick<FirstStartOptions, 'data' | 'now' | 'onProgress'>;
+  importCatalogue?: boolean | (Pick<FirstStartOptions, 'data' | 'now' | 'onProgress'> & Pick<FileStartOptions, 'stagingRoots'>);
 }
 
 export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
@@ -127,15 +128,20 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
     rmSync(streamCheckpointFile(opts.dataDir), { force: true });
   }
   await ensureKeyMaterial(opts.dataDir);
-  const engines = await startEngines({ dataDir: opts.dataDir, persist: opts.persist ?? true });
+  const table = opts.table ?? LOCAL_TABLE;
+  const persist = opts.persist ?? true;
+  const extra = opts.importCatalogue === true || !opts.importCatalogue ? {} : opts.importCatalogue;
+  // A new data dir gets its catalogue as a whole database file before its engine starts (first-start.ts).
+  let imported: FirstImport | null = opts.importCatalogue && persist ? await ensureCatalogueFile({ dataDir: opts.dataDir, table, ...extra }) : null;
+  const engines = await startEngines({ dataDir: opts.dataDir, persist });
   try {
-    const table = opts.table ?? LOCAL_TABLE;
-    let imported: FirstImport | null = null;
     if (opts.importCatalogue) {
-      // The import writes with the functions' client: it reads the same environment.
+      // The import and the status job write with the functions' client: it reads the same environment.
       Object.assign(process.env, engines.env, { [ENV.table]: table });
-      const extra = opts.importCatalogue === true ? {} : opts.importCatalogue;
-      imported = await ensureTableWithCatalogue({ endpoint: engines.dynamodb, table, ...extra });
+      // A cached catalogue was imported at another time: its statuses move to now, as the airing status job would move them.
+      if (imported?.via === 'cached' && !extra.now) await advanceStatuses({ now: new Date() });
+      const { stagingRoots: _, ...inPlace } = extra;
+      imported ??= await ensureTableWithCatalogue({ endpoint: engines.dynamodb, table, ...inPlace });
     } else await ensureTable(engines.dynamodb, table);
     // The functions run in this process: their environment is this process's environment.
     const gateway = await startGateway(opts.port);
@@ -146,7 +152,6 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
     if (opts.background ?? true) {
       try {
         // Resumes where the previous run stopped when data is kept (see streams.ts).
-        const persist = opts.persist ?? true;
         streams = await startStreamPoller({
           endpoint: engines.dynamodb,
           table,

@@ -25,7 +25,8 @@ const fresh = args.includes('--fresh');
 const runtime = await startLocal({ port, dataDir, fresh, persist: true, importCatalogue: !fresh });
 if (runtime.imported) {
   const i = runtime.imported;
-  console.log(`imported ${i.titles} titles of bangumi-data (CC BY 4.0; ${i.skipped} items left out) in ${i.seconds.toFixed(1)} s (${i.items} items)`);
+  const how = i.via === 'cached' ? 'copied from the cache of an earlier first start' : i.via === 'staged' ? `imported (staged in ${i.stagedIn})` : 'imported';
+  console.log(`${how}: ${i.titles} titles of bangumi-data (CC BY 4.0; ${i.skipped} items left out) in ${i.seconds.toFixed(1)} s (${i.items} items)`);
 }
 writeState(dataDir, {
   pid: process.pid,

@@ -195,10 +195,13 @@ export async function importTitles(titles: readonly SourceTitle[], opts: ImportO
   return summary;
 }
 
+/** Where a bulk load's items go: a BulkWriter, or another writer of unconditional puts (infra/local/catalogue-file.ts). */
+export type ItemSink = Pick<BulkWriter, 'written' | 'put' | 'drain'>;
+
 export interface BulkOptions {
   now?: Date;
   /** Where the items go (its client names the engine). */
-  writer: BulkWriter;
+  writer: ItemSink;
   onProgress?: (done: number) => void;
 }
 
