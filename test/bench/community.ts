@@ -134,10 +134,11 @@ export async function communitySection(env: BenchEnv, opts: BenchOptions): Promi
     const t = await timed(() => ensureStore(env, opts, tableName, kept));
     const store = t.value;
     env.sdk.measureCapacity = true;
+    // The jobs first: the top lists and recommendations measured below are what they made.
+    const jobs = await jobsHarness(env);
     const requests = await routeCalls(env, store);
     const random = await randomPicks(env, opts.quick ? 30 : 200);
     const contention = await editLatency(env, store, opts.quick ? 5 : 25);
-    const jobs = await jobsHarness(env);
     return render(opts, store, t.ms, requests, random, contention, jobs);
   } finally {
     env.sdk.measureCapacity = false;
@@ -271,6 +272,19 @@ async function routeCalls(env: BenchEnv, store: Store): Promise<Measured[]> {
     await measure(`GET ${path.replace(/\d{4}\/fall/, '{year}/{season}')}`, label, 'GET', path, { expect: 200 });
   }
   for (const kind of ['anime', 'manga', 'character', 'person']) await measure(`GET /api/random/${kind}/`, `${int(store.cat.sizes[kind as Kind])} ${kind}s`, 'GET', `/api/random/${kind}/`);
+  // What the jobs make (communitySection runs them before these requests).
+  for (const q of ['', '?filter=airing', '?filter=bypopularity', '?filter=favorite', '?media_type=movie']) await measure(`GET /api/top/animes/${q}`, 'the last rankings run', 'GET', `/api/top/animes/${q}`);
+  for (const q of ['', '?filter=publishing']) await measure(`GET /api/top/mangas/${q}`, 'the last rankings run', 'GET', `/api/top/mangas/${q}`);
+  for (const path of ['/api/top/characters/', '/api/top/artists/', '/api/characters/members/']) await measure(`GET ${path}`, 'the last rankings run', 'GET', path);
+  for (const [label, t] of [['popular', s.popular('anime')], ['quiet', s.quiet('anime')]] as const) {
+    await measure('GET /api/animes/{id}/recommendations/', `${label} anime`, 'GET', `/api/animes/${titleId('anime', t)}/recommendations/`);
+  }
+  await measure('GET /api/mangas/{id}/recommendations/', 'popular manga', 'GET', `/api/mangas/${titleId('manga', s.popular('manga'))}/recommendations/`);
+  for (const [label, u] of [['anonymous', undefined], ['heavy user', s.heavy], ['median user', s.med]] as const) {
+    await measure('GET /api/recommendations/anime/', label, 'GET', '/api/recommendations/anime/', u === undefined ? {} : { user: u });
+    await measure('GET /api/home/', label, 'GET', '/api/home/', u === undefined ? {} : { user: u });
+  }
+  await measure('GET /api/recommendations/manga/', 'median user', 'GET', '/api/recommendations/manga/', { user: s.med });
   return out;
 }
 
