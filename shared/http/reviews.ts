@@ -25,8 +25,8 @@ import { checkIfMatch, recordEtag } from './represent.js';
 const paramsOf = (req: ApiRequest) => req.params as { id: string; id_2?: string };
 const noSuchTitle = (kind: ReviewKindDef) => notFound(`No ${kind.kind} with this id.`);
 const noSuchReview = () => notFound(`No review with this id for this title.`);
-/** Concurrent votes on one review conflict on its count: each is read again and retried, with jittered waits (20 tries: 20 voters at once on one review passed only 10 on a loaded machine). */
-const VOTE_ATTEMPTS = 20;
+/** Concurrent votes on one review conflict on its count: each is read again and retried, with jittered waits; past 10 tries, 503 with Retry-After (clients retry: the concurrency proof does). */
+const VOTE_ATTEMPTS = 10;
 const VOTE_BACKOFF_MS = 10;
 
 type Title = { id: string; name: string; image: string | null };

@@ -27,7 +27,7 @@ async function insist(auth: Auth, method: string, path: string, body?: unknown):
 }
 
 describe('exact numbers under concurrency', () => {
-  it('450+ concurrent list edits and helpful votes by 50 users on 3 titles leave every number equal to a recount', { timeout: 300_000 }, async () => {
+  it('450+ concurrent list edits and helpful votes by 50 users on 3 titles leave every number equal to a recount', { timeout: 900_000 }, async () => {
     const random = rng(2026);
     const editor = (await server.user('contributor')).auth;
     const titles = await Promise.all([0, 1, 2].map(async () => expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Contended') }, headers: editor }), 201)));
