@@ -10,6 +10,7 @@ import { hashPassword, passwordProblems } from '../shared/auth/passwords.js';
 import { newAccount } from '../shared/domain/accounts.js';
 import { email as emailField } from '../shared/domain/fields.js';
 import { usernameFrom } from '../shared/domain/usernames.js';
+import { attachToLocal } from './local/attach.js';
 import { username as usernameField } from '../shared/domain/users.js';
 import { commit } from '../shared/db/records.js';
 import { getUserByEmail, getUserByUsername } from '../shared/db/users.js';
@@ -128,4 +129,15 @@ export async function firstLine(input: NodeJS.ReadableStream): Promise<string | 
   } finally {
     lines.close();
   }
+}
+
+/**
+ * Points this process at the table a command writes to: a deployed stage's (`--stage`), else the
+ * running local service's (attachToLocal). Returns where, for the command's last line.
+ */
+export async function useTarget(tool: string, stage: string | undefined): Promise<string> {
+  if (stage === undefined) return `the local service at ${attachToLocal(tool).url}`;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  process.env.TABLE_NAME = await stageTableName(stage);
+  return `stage ${stage} (table ${process.env.TABLE_NAME})`;
 }

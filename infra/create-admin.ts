@@ -11,8 +11,8 @@
  *   (the usual AWS_PROFILE / AWS_REGION / … settings).
  */
 import { parseArgs } from 'node:util';
-import { AdminError, adminPassword, createAdministrator, firstLine, PASSWORD_ENV, stageTableName } from './admin-account.js';
-import { attachToLocal, fail } from './local/attach.js';
+import { AdminError, adminPassword, createAdministrator, firstLine, PASSWORD_ENV, useTarget } from './admin-account.js';
+import { fail } from './local/attach.js';
 
 const TOOL = 'create-admin';
 const USAGE = `usage: npm run create-admin -- --email EMAIL --password-stdin [--username USERNAME] [--stage STAGE]   (the password as one line on standard input)
@@ -41,15 +41,7 @@ try {
   if (stdin && process.stdin.isTTY) process.stderr.write('password (one line; pipe it in to keep it off the screen): ');
   const { password, warning } = await adminPassword({ option: values.password, stdin, env: process.env[PASSWORD_ENV] }, () => firstLine(process.stdin));
   if (warning) process.stderr.write(`${warning}\n`);
-  let where: string;
-  if (values.stage === undefined) {
-    const state = attachToLocal(TOOL);
-    where = `the local service at ${state.url}`;
-  } else {
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    process.env.TABLE_NAME = await stageTableName(values.stage);
-    where = `stage ${values.stage} (table ${process.env.TABLE_NAME})`;
-  }
+  const where = await useTarget(TOOL, values.stage);
   const admin = await createAdministrator({ email: values.email, password, ...(values.username === undefined ? {} : { username: values.username }) });
   process.stdout.write(`created administrator ${admin.username} <${admin.email}> (${admin.id}) in ${where}\n`);
 } catch (err) {

@@ -12,8 +12,8 @@
  * - `--seasons`: only the current and upcoming seasons (what the daily job imports).
  */
 import { parseArgs } from 'node:util';
-import { AdminError, stageTableName } from './admin-account.js';
-import { attachToLocal, fail } from './local/attach.js';
+import { AdminError, useTarget } from './admin-account.js';
+import { fail } from './local/attach.js';
 import { progressBar } from './local/first-start.js';
 
 const TOOL = 'import-catalogue';
@@ -34,14 +34,7 @@ if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail(
 
 let where: string;
 try {
-  if (values.stage === undefined) {
-    const state = attachToLocal(TOOL);
-    where = `the local service at ${state.url}`;
-  } else {
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    process.env.TABLE_NAME = await stageTableName(values.stage);
-    where = `stage ${values.stage} (table ${process.env.TABLE_NAME})`;
-  }
+  where = await useTarget(TOOL, values.stage);
 } catch (err) {
   if (err instanceof AdminError) fail(TOOL, err.message);
   throw err;
