@@ -21,6 +21,7 @@ type SesStart = (config: { host?: string; port?: number }) => Promise<unknown>;
 const startSes: SesStart = typeof sesModule === 'function' ? (sesModule as SesStart) : (sesModule as unknown as { default: SesStart }).default;
 
 export interface Engines {
+  /** '' when started with `dynamo: false`. */
   dynamodb: string;
   mail: string;
   s3: string;
@@ -34,6 +35,11 @@ export interface EngineOptions {
   /** Where DynamoDB, S3 objects and secrets live. DynamoDB keeps data in memory when `persist` is false. */
   dataDir: string;
   persist: boolean;
+  /**
+   * false: no DynamoDB Local (and no AWS_ENDPOINT_URL_DYNAMODB in `env`); the caller starts its
+   * own with startDynamoLocal — the tests start one per file (test/support/setup.ts).
+   */
+  dynamo?: boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -62,7 +68,7 @@ const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVE
 export function engineEnvironment(at: Pick<Engines, 'dynamodb' | 'mail' | 's3' | 'secrets'>): Record<string, string> {
   return {
     ...CREDENTIALS,
-    AWS_ENDPOINT_URL_DYNAMODB: at.dynamodb,
+    ...(at.dynamodb ? { AWS_ENDPOINT_URL_DYNAMODB: at.dynamodb } : {}),
     AWS_ENDPOINT_URL_SES: at.mail,
     AWS_ENDPOINT_URL_S3: at.s3,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: at.secrets,
@@ -127,7 +133,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
   for (const d of [dynamoDir, s3Dir, secretsDir]) mkdirSync(d, { recursive: true });
 
   // Java starts while the other engines do.
-  const dynamoStarting = startDynamoLocal(opts.persist ? dynamoDir : null);
+  const dynamoStarting = opts.dynamo === false ? Promise.resolve(null) : startDynamoLocal(opts.persist ? dynamoDir : null);
   dynamoStarting.catch(() => undefined);
   const stops: (() => Promise<void>)[] = [async () => (await dynamoStarting.catch(() => null))?.stop()];
   const stop = async () => {
@@ -148,7 +154,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     const secretsServer = await startSecretsEmulator(secretsDir);
     stops.push(() => new Promise((r) => { secretsServer.server.closeAllConnections(); secretsServer.server.close(() => r()); }));
 
-    const dynamodb = (await dynamoStarting).url;
+    const dynamodb = (await dynamoStarting)?.url ?? '';
     const addresses = { dynamodb, mail, s3, secrets: secretsServer.url };
     return { ...addresses, env: engineEnvironment(addresses), stop };
   } catch (err) {

@@ -6,6 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/registry.js';
+import { gatewayPath } from '../../shared/http/route.js';
 import { METHOD_ORDER, contractMethods, expectErrors, expectJson, expectProblem, send } from '../support/contract.js';
 import { useServer } from '../support/server.js';
 
@@ -32,7 +33,9 @@ describe('GET /api/schema/', () => {
         .filter((m) => METHOD_ORDER.includes(m.toUpperCase()))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
-    const declared = ROUTES.map((r) => `${r.method} ${r.path}`);
+    // A path naming `{id}` twice (a review under its title) is documented, like its API Gateway
+    // route, with the second one renamed (`{id_2}`): OpenAPI needs unique parameter names.
+    const declared = ROUTES.map((r) => `${r.method} ${gatewayPath(r.path)}`);
     expect(documented.sort()).toEqual(declared.sort());
     expect(new Set(documented).size).toBe(documented.length);
   });

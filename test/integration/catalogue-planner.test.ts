@@ -19,7 +19,7 @@ import { getItems } from '../../shared/db/batch.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { counterKeyOf } from '../../shared/db/records.js';
 import { commitStaged } from '../../shared/db/staged.js';
-import { titleWrite, type TitleDef } from '../../shared/db/titles.js';
+import { RANKING_MINIMUM, titleWrite, type TitleDef } from '../../shared/db/titles.js';
 import type { Cursor } from '../../shared/http/cursor.js';
 import { newId } from '../../shared/ids.js';
 import { queryTerms } from '../../shared/text.js';
@@ -50,10 +50,9 @@ const animeArb = fc.record({
   themes: subset(GENRES.slice(0, 2)),
   studios: subset(STUDIOS),
   score: maybe(fc.constantFrom(5, 7.5, 8.25, 8.3)),
+  scored_by: fc.constantFrom(0, RANKING_MINIMUM, RANKING_MINIMUM + 4),
   members: fc.nat(3),
   favorites: fc.nat(2),
-  rank: maybe(fc.integer({ min: 1, max: 4 })),
-  popularity: maybe(fc.integer({ min: 1, max: 4 })),
   created_at: fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'),
   updated_at: fc.constantFrom('2026-02-01T00:00:00.000Z', '2026-02-02T00:00:00.000Z'),
 });
@@ -94,12 +93,28 @@ function record(g: Generated, id: string): AnimeRecord {
     trailer_url: null,
     website: null,
     score: g.score,
-    scored_by: 0,
+    scored_by: g.scored_by,
     members: g.members,
     favorites: g.favorites,
-    rank: g.rank,
-    popularity: g.popularity,
+    rank: null,
+    popularity: null,
   };
+}
+
+/**
+ * `rank` and `popularity` as a rankings run gives them (API.md §5.1): places by score desc,
+ * scored_by desc, created_at asc (titles with a score and at least RANKING_MINIMUM scorers), and
+ * by members desc, created_at asc (titles with members), then id. The index orders these two by
+ * the run's keys (docs/decisions.md K2); the reference orders by the places.
+ */
+function placeAsARunWould(records: AnimeRecord[]): void {
+  const place = (eligible: (r: AnimeRecord) => boolean, cmp: (a: AnimeRecord, b: AnimeRecord) => number, field: 'rank' | 'popularity') =>
+    records
+      .filter(eligible)
+      .sort((a, b) => cmp(a, b) || a.created_at.localeCompare(b.created_at) || (a.id < b.id ? -1 : 1))
+      .forEach((r, i) => (r[field] = i + 1));
+  place((r) => r.score !== null && r.scored_by >= RANKING_MINIMUM, (a, b) => b.score! - a.score! || b.scored_by - a.scored_by, 'rank');
+  place((r) => r.members > 0, (a, b) => b.members - a.members, 'popularity');
 }
 
 /** Absent three times out of four: queries combine a few filters, so that their matches are seldom empty. */
@@ -186,6 +201,7 @@ describe('the catalogue planner against the contract', () => {
         const kind = `T${newId().replace(/[^A-Za-z]/g, '').slice(0, 8).toUpperCase()}`;
         const def: TitleDef<AnimeRecord> = { entity: { ...animeEntity, kind }, index: { ...animeIndex, kind }, relations: ANIME_RELATIONS };
         const records = animes.map((g) => record(g, newId()));
+        placeAsARunWould(records);
         await Promise.all(
           records.map(async (r) => {
             r.name = `${r.name} ${r.id.slice(0, 4)}`;

@@ -1,7 +1,9 @@
 /**
- * Starts the real local engines once per test run (DynamoDB Local in memory, the SES and S3
- * emulators — the S3 emulator with the pictures bucket created —, the Secrets Manager endpoint
- * with fresh key material) and hands their addresses to the test files.
+ * Starts the real local engines once per test run (the SES and S3 emulators — the S3 emulator
+ * with the pictures bucket created —, the Secrets Manager endpoint with fresh key material) and
+ * hands their addresses to the test files. DynamoDB Local is not among them: each file starts its
+ * own (setup.ts), because one engine shared by the whole run slows down with every stream record
+ * the earlier files wrote (docs/testing.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   dataDir = mkdtempSync(join(tmpdir(), 'catalogue-test-'));
   await ensureKeyMaterial(dataDir);
-  engines = await startEngines({ dataDir, persist: false });
+  engines = await startEngines({ dataDir, persist: false, dynamo: false });
   project.provide('engineEnv', engines.env);
   project.provide('mailUrl', engines.mail);
   project.provide('dataDir', dataDir);
