@@ -11,7 +11,8 @@
  * enumeration (eligible / unknown address timing of the account requests), catalogue (a
  * MyAnimeList-sized catalogue and the query matrix of the lists; `--scale mal|small`, DATA_DIR;
  * docs/benchmarks.md), community (users, list items, reviews over MyAnimeList's title counts:
- * calls per request of the community routes, random picks, edits under contention, the jobs).
+ * calls per request of the community routes, random picks, edits under contention, the jobs),
+ * import (`npm start`'s first start on an empty data dir: the bangumi-data import, timed).
  * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { bundlesSection } from './bundles.js';
 import { catalogueSection } from './catalogue.js';
 import { callsSection } from './calls.js';
 import { communitySection } from './community.js';
+import { importSection } from './import.js';
 import { latencySection } from './latency.js';
 import { startBenchEnv, type BenchEnv } from './local.js';
 import { parseOptions, USAGE, type BenchOptions, type SectionName } from './options.js';
@@ -41,6 +43,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   enumeration: { title: '7. No account enumeration by timing: eligible / unknown address', run: enumerationSection, needsRuntime: true },
   catalogue: { title: '8. MyAnimeList-scale catalogue: load and query matrix', run: catalogueSection, needsRuntime: true },
   community: { title: '9. MyAnimeList-scale community: lists, reviews, random picks, edits under contention, jobs', run: communitySection, needsRuntime: true },
+  import: { title: '10. First start: the real catalogue imported before `listening`', run: () => importSection(), needsRuntime: false },
 };
 
 async function main(): Promise<number> {

@@ -159,15 +159,17 @@ beforeAll(async () => {
   await list('anime', 'F', T[57]!, 0, true);
   await list('anime', 'P', T[5]!, 3);
   // Ten users with 12 items each among T1…T55 and T58…T63: scores 0–10, some favourites.
+  // Drawn before any request, so that the data is the same whatever order the responses come in.
   const r = rng(8);
   const pool = [...T.slice(1, 56), ...T.slice(58)];
-  await Promise.all(
-    Array.from({ length: 10 }, async (_, k) => {
-      const chosen = new Set<string>();
-      while (chosen.size < 12) chosen.add(pool[Math.floor(r() * pool.length)]!);
-      for (const t of chosen) await list('anime', `R${k}`, t, Math.floor(r() * 11), r() < 0.2);
-    }),
-  );
+  const plans = Array.from({ length: 10 }, () => {
+    const chosen = new Set<string>();
+    while (chosen.size < 12) chosen.add(pool[Math.floor(r() * pool.length)]!);
+    return [...chosen].map((t) => ({ t, score: Math.floor(r() * 11), fav: r() < 0.2 }));
+  });
+  await Promise.all(plans.map(async (plan, k) => {
+    for (const p of plan) await list('anime', `R${k}`, p.t, p.score, p.fav);
+  }));
   // Mangas: M0+M1 high twice, M0+M2 once; Q lists M1 low.
   await list('manga', 'R0', M[0]!, 8);
   await list('manga', 'R0', M[1]!, 9);
