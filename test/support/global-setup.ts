@@ -3,7 +3,7 @@
  * with the pictures bucket created —, the Secrets Manager endpoint with fresh key material) and
  * hands their addresses to the test files. DynamoDB Local is not among them: each file starts its
  * own (setup.ts), because one engine shared by the whole run slows down with every stream record
- * the earlier files wrote (docs/testing.md).
+ * the earlier files wrote (docs/decisions.md T1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

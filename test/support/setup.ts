@@ -2,9 +2,10 @@
  * Per test file: the engine addresses, a DynamoDB Local of its own (in memory, stopped after the
  * file) and a table in it, so files never see each other's data nor slow each other down: DynamoDB
  * Local gets slower with every stream record it keeps, even those of deleted tables — after ten
- * tables of 2,000 items a put takes 22 ms instead of 5 (docs/testing.md). Functions read the same environment variables as on AWS. Every item a function running
- * in this process touches is checked against its role's grants (key-trace.ts): a file fails when
- * a function touched an item its role would not let it touch on AWS.
+ * tables of 2,000 items a put takes 22 ms instead of 5 (docs/decisions.md T1). Functions read the
+ * same environment variables as on AWS. Every item a function running in this process touches is
+ * checked against its role's grants (key-trace.ts): a file fails when a function touched an item
+ * its role would not let it touch on AWS.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
