@@ -309,16 +309,19 @@ export const descendingCount = (n: number) => fixed(MAX_COUNT - n, 15);
 
 /**
  * The order of `rank` (§5.1) as a fixed-width key: `score` desc, `scored_by` desc, `created_at`
- * asc (the id follows in every key); `null` for a title below the ranking minimum.
+ * asc, then the id; `null` for a title below the ranking minimum. The id is part of the key so
+ * that the key is unique, like the position it orders: `ordering=-rank` is then the positions'
+ * exact reverse (with the id only as the index's tie-break, two titles with equal numbers would
+ * come id-ascending in both directions).
  */
-export function rankOrder(t: Pick<RankedTitle, 'score' | 'scored_by' | 'created_at'>): string | null {
+export function rankOrder(t: Pick<RankedTitle, 'id' | 'score' | 'scored_by' | 'created_at'>): string | null {
   if (t.score === null || t.scored_by < RANKING_MINIMUM) return null;
-  return `${fixed(1000 - Math.round(t.score * 100), 4)}${descendingCount(t.scored_by)}${t.created_at}`;
+  return `${fixed(1000 - Math.round(t.score * 100), 4)}${descendingCount(t.scored_by)}${t.created_at}${t.id}`;
 }
 
-/** The order of `popularity` (§5.1): `members` desc, `created_at` asc; `null` without members. */
-export function popularityOrder(t: Pick<RankedTitle, 'members' | 'created_at'>): string | null {
-  return t.members < 1 ? null : `${descendingCount(t.members)}${t.created_at}`;
+/** The order of `popularity` (§5.1): `members` desc, `created_at` asc, then the id (see rankOrder); `null` without members. */
+export function popularityOrder(t: Pick<RankedTitle, 'id' | 'members' | 'created_at'>): string | null {
+  return t.members < 1 ? null : `${descendingCount(t.members)}${t.created_at}${t.id}`;
 }
 
 /**

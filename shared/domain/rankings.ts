@@ -175,8 +175,8 @@ function positionsOf(titles: readonly TitleFacts[]): Map<string, { rank: number 
       .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.t.id < b.t.id ? -1 : 1))
       .forEach((x, i) => (out.get(x.t.id)![field] = i + 1));
   };
-  place((t) => rankOrder({ ...t.numbers, created_at: t.created_at }), 'rank');
-  place((t) => popularityOrder({ ...t.numbers, created_at: t.created_at }), 'popularity');
+  place((t) => rankOrder({ ...t.numbers, created_at: t.created_at, id: t.id }), 'rank');
+  place((t) => popularityOrder({ ...t.numbers, created_at: t.created_at, id: t.id }), 'popularity');
   return out;
 }
 
@@ -307,7 +307,7 @@ export async function runRankings(opts: { leaseMs: number; now?: () => Date }): 
           if (!(await setPositions(t.kind, t.id, p.rank, p.popularity))) return;
           written.positions++;
         }
-        const order = { ...t.numbers, created_at: t.created_at };
+        const order = { ...t.numbers, created_at: t.created_at, id: t.id };
         add(titleEntries(t.kind, { id: t.id, name: t.name, rank: rankOrder(order), popularity: popularityOrder(order), favorites: t.numbers.favorites, f: t.f }));
       }),
     );
