@@ -66,11 +66,12 @@ export interface TitleTopValues {
 export function titleEntries(kind: TitleKind, t: TitleTopValues): [TopList, TopEntry][] {
   const out: [TopList, TopEntry][] = [];
   const entry = (sk: string): TopEntry => ({ sk, id: t.id, f: t.f });
-  if (t.rank !== null) out.push([`${kind}#rank`, entry(`${t.rank}${t.id}`)]);
-  if (t.popularity !== null) out.push([`${kind}#popularity`, entry(`${t.popularity}${t.id}`)]);
+  // The rank and popularity order keys end with the id (titles.ts rankOrder): unique as they are.
+  if (t.rank !== null) out.push([`${kind}#rank`, entry(t.rank)]);
+  if (t.popularity !== null) out.push([`${kind}#popularity`, entry(t.popularity)]);
   if (t.favorites >= 1) {
     // §4.20: favorites desc, then rank asc (nulls last: "2" after every "1…"), then name (then id).
-    const prefix = `${descendingCount(t.favorites)}${t.rank === null ? '2' : `1${t.rank}${t.id}`}`;
+    const prefix = `${descendingCount(t.favorites)}${t.rank === null ? '2' : `1${t.rank}`}`;
     out.push([`${kind}#favorite`, entry(`${prefix}${textPart(t.name, prefix.length)}${t.id}`)]);
   }
   return out;

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SectionBody } from './report.js';
-import { table } from './stats.js';
+import { int, table } from './stats.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The import's own budget (issue 8 §4: "well under a minute on this machine"). */
@@ -26,7 +26,6 @@ interface Start {
   seconds: number;
   /** The import's own line (`imported …: N titles … in X s (M items)`), when there was one. */
   imported: { how: string; titles: number; seconds: number; items: number } | null;
-  url: string;
 }
 
 /** One `npm start` until it listens; `read` runs against it before it is stopped. */
@@ -52,7 +51,7 @@ async function start(label: string, dataDir: string, cache: string, read?: (url:
     const m = /^(.*?): (\d+) titles of bangumi-data .* in ([\d.]+) s \((\d+) items\)$/m.exec(out);
     const imported = m ? { how: m[1]!, titles: Number(m[2]), seconds: Number(m[3]), items: Number(m[4]) } : null;
     await read?.(url);
-    return { label, seconds, imported, url };
+    return { label, seconds, imported };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -77,9 +76,9 @@ export async function importSection(): Promise<SectionBody> {
       `${s.seconds.toFixed(1)} s`,
       s.imported ? s.imported.how : '—',
       s.imported ? `${s.imported.seconds.toFixed(1)} s` : '—',
-      s.imported ? s.imported.titles.toLocaleString('en-US') : '—',
-      s.imported ? s.imported.items.toLocaleString('en-US') : '—',
-      s.imported && s.imported.how.startsWith('imported') ? `${Math.round(s.imported.items / s.imported.seconds).toLocaleString('en-US')}` : '—',
+      s.imported ? int(s.imported.titles) : '—',
+      s.imported ? int(s.imported.items) : '—',
+      s.imported && s.imported.how.startsWith('imported') ? int(s.imported.items / s.imported.seconds) : '—',
     ]);
     const imp = first.imported;
     const perTitle = imp ? (imp.items / imp.titles).toFixed(1) : 'n/a';
@@ -98,7 +97,7 @@ export async function importSection(): Promise<SectionBody> {
       budgets: [
         {
           name: 'First start on an empty data dir: spawn → listening',
-          measured: `${first.seconds.toFixed(1)} s${imp ? ` (import ${imp.seconds.toFixed(1)} s, ${imp.items.toLocaleString('en-US')} items)` : ''}`,
+          measured: `${first.seconds.toFixed(1)} s${imp ? ` (import ${imp.seconds.toFixed(1)} s, ${int(imp.items)} items)` : ''}`,
           limit: `well under ${IMPORT_BUDGET_S} s (issue 8 §4; not met, docs/decisions.md P4)`,
           ok: first.seconds < IMPORT_BUDGET_S,
         },
