@@ -9,7 +9,7 @@
  *    `createPlan`;
  *  - titles by the resource's `build` (references looked up in the records loaded so far, in
  *    memory, through the same `referencesFound` as checkReferences) and titles.ts `titleWrite`.
- * What differs is how they are written: BatchWriteItem (25 items, several calls in flight) and
+ * What differs is how they are written: TransactWriteItems of up to 100 unconditional puts (several calls in flight) and
  * no conditions, so nothing is read. What the API keeps by increments or by the stream consumer
  * is computed in aggregate and written once, at the end:
  *  - the counters `K#N` of every entity;
@@ -130,7 +130,7 @@ export interface LoadOptions {
   kinds?: readonly Kind[];
   /** The id and timestamps of each record (default benchStamps). */
   stamp?: (kind: Kind, index: number) => Stamp;
-  /** BatchWriteItem calls in flight (default 8). */
+  /** Write calls (TransactWriteItems of up to 100 puts) in flight (default 8). */
   inFlight?: number;
   onProgress?: (line: string) => void;
   /** Called with each title's stored record (e.g. to evaluate queries in memory). */
@@ -153,7 +153,8 @@ export const BENCH_EDITOR: Caller = { user_id: 'bench-editor-000000000', usernam
 
 /** The bulk writer of shared/db/batch.ts; items put while `paused` (kinds a resumed load wrote before) or in a dry run are dropped. */
 function loaderWriter(inFlight: number, dryRun: boolean) {
-  const bulk = new BulkWriter(inFlight);
+  // 100 puts per TransactWriteItems (see load-community.ts).
+  const bulk = new BulkWriter(inFlight, undefined, { transact: true });
   return {
     paused: false,
     get written() {
