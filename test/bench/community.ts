@@ -51,7 +51,7 @@ interface Manifest {
 }
 const manifestFile = (dir: string) => join(dir, 'community-manifest.json');
 
-interface Store {
+export interface Store {
   cat: Catalogue;
   comm: Community;
   catalogueReport: LoadReport;
@@ -62,7 +62,7 @@ interface Store {
   titleId: (kind: TitleKind, i: number) => string;
 }
 
-async function ensureStore(env: BenchEnv, opts: BenchOptions, tableName: string, kept: boolean): Promise<Store> {
+export async function ensureStore(env: BenchEnv, opts: BenchOptions, tableName: string, kept: boolean): Promise<Store> {
   const manifest: Manifest = kept && existsSync(manifestFile(opts.dataDir)) ? (JSON.parse(readFileSync(manifestFile(opts.dataDir), 'utf8')) as Manifest) : {};
   const entry = manifest[tableName];
   const today = opts.today ?? entry?.today ?? new Date().toISOString().slice(0, 10);

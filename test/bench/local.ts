@@ -44,11 +44,16 @@ export interface BenchEnv {
  * Function logs (JSON lines on stdout) are formatted as deployed but not printed, so the
  * console stays readable and terminal speed does not enter the measurements.
  */
+let functionLogBytes = 0;
+/** Bytes of the functions' log lines so far (what CloudWatch Logs would ingest of them). */
+export const loggedBytes = () => functionLogBytes;
+
 function discardFunctionLogs(): () => void {
   const original = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     const text = typeof chunk === 'string' ? chunk : '';
     if (text.startsWith('{"level":')) {
+      functionLogBytes += Buffer.byteLength(text);
       const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
       done?.();
       return true;

@@ -12,8 +12,10 @@
  * MyAnimeList-sized catalogue and the query matrix of the lists; `--scale mal|small`, DATA_DIR;
  * docs/benchmarks.md), community (users, list items, reviews over MyAnimeList's title counts:
  * calls per request of the community routes, random picks, edits under contention, the jobs),
- * import (`npm start`'s first start on an empty data dir: the bangumi-data import, timed).
- * The specific rate limits are off while the bench runs.
+ * import (`npm start`'s first start on an empty data dir: the bangumi-data import, timed),
+ * load (mixed read and write workloads with autocannon over the community store, against a bare
+ * GetItem server) and cost (the AWS bill per million requests and per month, from per-request
+ * measurements; load.ts). The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,6 +27,7 @@ import { callsSection } from './calls.js';
 import { communitySection } from './community.js';
 import { importSection } from './import.js';
 import { latencySection } from './latency.js';
+import { costSection, loadSection } from './load.js';
 import { startBenchEnv, type BenchEnv } from './local.js';
 import { parseOptions, USAGE, type BenchOptions, type SectionName } from './options.js';
 import { paginationSection } from './pagination.js';
@@ -44,6 +47,8 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   catalogue: { title: '8. MyAnimeList-scale catalogue: load and query matrix', run: catalogueSection, needsRuntime: true },
   community: { title: '9. MyAnimeList-scale community: lists, reviews, random picks, edits under contention, jobs', run: communitySection, needsRuntime: true },
   import: { title: '10. First start: the real catalogue imported before `listening`', run: () => importSection(), needsRuntime: false },
+  load: { title: '11. Load: mixed reads and writes over the community store vs a bare GetItem server', run: loadSection, needsRuntime: true },
+  cost: { title: '12. What it costs to run on AWS: per million requests and per month', run: costSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {
@@ -78,8 +83,8 @@ async function main(): Promise<number> {
     if (opts.sections.some((s) => SECTION_RUNNERS[s].needsRuntime)) {
       console.log('Starting DynamoDB Local, the emulators and the local gateway…');
       // The catalogue section keeps DynamoDB's files (DATA_DIR) so that its loaded catalogue is reused.
-      // So does the community section when DATA_DIR is given (else DynamoDB Local runs in memory).
-      const keep = opts.sections.includes('catalogue') || (opts.sections.includes('community') && opts.keepCommunity);
+      // So do the community, load and cost sections when DATA_DIR is given (else DynamoDB Local runs in memory).
+      const keep = opts.sections.includes('catalogue') || (opts.sections.some((s) => s === 'community' || s === 'load' || s === 'cost') && opts.keepCommunity);
       env = await startBenchEnv(keep ? { dataDir: opts.dataDir } : {});
     }
     for (const name of opts.sections) {

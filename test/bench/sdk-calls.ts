@@ -21,6 +21,9 @@ export interface SdkCall {
   capacity?: number;
   /** Write capacity units the call consumed (writes, only while `measureCapacity` is on). */
   writeCapacity?: number;
+  /** When the call started and ended (performance.now(), ms): calls that overlap ran in parallel. */
+  startedAt: number;
+  endedAt?: number;
 }
 
 /** Reads whose consumed capacity the recorder asks for while `measureCapacity` is on. */
@@ -89,10 +92,11 @@ function install(client: { middlewareStack: unknown }, service: SdkCall['service
   stack.add(
     (next, context) => async (args) => {
       const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
-      const call: SdkCall = { service, operation, input: args.input as Record<string, unknown>, retries: 0 };
+      const call: SdkCall = { service, operation, input: args.input as Record<string, unknown>, retries: 0, startedAt: performance.now() };
       recorder.record(call);
       const measured = service === 'dynamodb' && recorder.measureCapacity && (READS.has(operation) || WRITES.has(operation));
       const result = await next(measured ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } } : args);
+      call.endedAt = performance.now();
       call.retries = Math.max(0, (result.output.$metadata?.attempts ?? 1) - 1);
       if (service === 'dynamodb') {
         const out = result.output as Record<string, unknown>;
@@ -124,4 +128,25 @@ export function instrumentSdk(): SdkCallRecorder {
 export function describeCall(call: SdkCall): string {
   const items = (call.input.TransactItems as unknown[] | undefined)?.length;
   return items === undefined ? call.operation : `${call.operation}[${items}]`;
+}
+
+/**
+ * The calls as rounds: a call that starts after every call of the current round has ended opens
+ * the next round (calls made together, e.g. by Promise.all, share one). The number of rounds is
+ * what a request waits on DynamoDB for, one round trip each.
+ */
+export function rounds(calls: readonly SdkCall[]): SdkCall[][] {
+  const out: SdkCall[][] = [];
+  let end = -Infinity;
+  for (const c of [...calls].sort((a, b) => a.startedAt - b.startedAt)) {
+    const finished = c.endedAt ?? c.startedAt;
+    if (out.length === 0 || c.startedAt >= end) {
+      out.push([c]);
+      end = finished;
+    } else {
+      out[out.length - 1]!.push(c);
+      end = Math.max(end, finished);
+    }
+  }
+  return out;
 }

@@ -48,7 +48,7 @@ async function autocannon(url: string, seconds: number): Promise<Load> {
 }
 
 /** The same GetItem and a JSON body, nothing else. */
-function bareServer(input: GetCommandInput): Promise<{ server: Server; url: string }> {
+export function bareServer(input: GetCommandInput): Promise<{ server: Server; url: string }> {
   const server = createServer((_req, res) => {
     db()
       .send(new GetCommand(input))
