@@ -36,6 +36,8 @@ export interface FuzzOperation {
   /** Path template of the document (`{id_2}` for a review's id). */
   path: string;
   query: { name: string; schema: Json }[];
+  /** The path parameters' schemas, in path order. */
+  params: Json[];
   body: { mediaType: string; schema: Json } | null;
   fixture: OperationFixture;
 }
@@ -56,6 +58,7 @@ export function fuzzOperations(doc: Json): FuzzOperation[] {
         method: method.toUpperCase(),
         path,
         query: ((operation.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
+        params: ((operation.parameters ?? []) as Json[]).filter((p) => p.in === 'path').map((p) => p.schema ?? {}),
         body: mediaType ? { mediaType, schema: resolve(doc, media.schema ?? {}) } : null,
         fixture,
       });
@@ -301,7 +304,12 @@ export function planArbitrary(op: FuzzOperation): fc.Arbitrary<Plan> {
   if (pathParams > 0) {
     options.push({
       weight: 3,
-      arbitrary: fc.record({ t: fc.constant('path' as const), pick: fc.nat(pathParams - 1), value: fc.oneof(fc.constantFrom(...PATH_VALUES, 'KIND-CONFUSED'), fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).map(encodeValue)) }),
+      arbitrary: fc.record({
+        t: fc.constant('path' as const),
+        pick: fc.nat(pathParams - 1),
+        // Values of the parameters' schemas (well-formed ids of nothing, other years and seasons), and broken ones.
+        value: fc.oneof(...op.params.map((schema) => fromSchema(schema).map((v) => encodeValue(String(v)))), fc.constantFrom(...PATH_VALUES, 'KIND-CONFUSED'), fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).map(encodeValue)),
+      }),
     });
   }
   if (json || op.method !== 'GET') {
