@@ -355,7 +355,7 @@ describe('the authorization matrix (API.md §2.1, §2.4, §2.5)', () => {
 
     const byKey = new Map(cells.map((c) => [`${c.row.n} ${c.column}`, c]));
     const lines = [
-      `Authorization matrix: ${cells.length} cells (${ROWS.length} operations × ${COLUMNS.length} caller kinds, Owner only where §2.5 has it), ${seconds.toFixed(1)} s.`,
+      `Authorization matrix: ${cells.length} cells (${ROWS.length} operations × ${COLUMNS.length} caller kinds, Owner only where §2.5 has it), ${cells.reduce((n, c) => n + c.actual.length, 0)} requests and ${world.setupRequests} to set up their records, ${seconds.toFixed(1)} s.`,
       'Each cell: the status received; "expected≠received" where they differ; vote cells: vote/non-vote.',
       '',
       `| # | Operation | ${COLUMNS.join(' | ')} |`,
@@ -377,5 +377,14 @@ describe('the authorization matrix (API.md §2.1, §2.4, §2.5)', () => {
     const report = failed.map((c) => `#${c.row.n} ${c.row.method} ${c.row.path} × ${c.column}: expected ${c.expected.symbol} (${c.expected.status}${c.expected.type ? ` ${c.expected.type}` : ''}); ${c.problems.join('; ')}`);
     expect(report, `${failed.length} of ${cells.length} cells differ from the contract`).toEqual([]);
     expect(cells.length).toBe(work.length);
+  });
+
+  it('an administrator on their own profile id is an administrator (§4.12; the Owner cells of rows 100–103 are for the other roles: docs/decisions.md A3)', async () => {
+    const admin = callers.Admin!;
+    const path = `/api/profiles/${admin.profileId}/`;
+    for (const [method, body, status] of [['GET', undefined, 200], ['PATCH', { location: 'Kyoto' }, 200], ['PUT', { bio: 'Runs the place.' }, 200]] as const) {
+      const res = await sendCall(server, { method, path, body }, admin.auth);
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
+    }
   });
 });

@@ -143,8 +143,12 @@ export class World {
     this.memo.delete(key);
   }
 
+  /** Requests sent to set up records (not the requests under test). */
+  setupRequests = 0;
+
   /** A request that must succeed (setting up a record); returns its body. */
   async expect(status: number, method: string, path: string, body: unknown, auth: Record<string, string> = this.admin.auth): Promise<any> {
+    this.setupRequests += 1;
     const res = await send(this.server, method, path, { body, headers: auth });
     if (res.status !== status) throw new Error(`fixture: ${method} ${path} → ${res.status}, expected ${status}: ${res.text.slice(0, 300)}`);
     return res.body;
