@@ -5,7 +5,7 @@
  * response ≥ 500, every error a problem document of §1.4, the table unchanged by every rejected
  * request (its stream carries nothing written meanwhile; no stream consumer or job runs here).
  *
- * A small budget here (FUZZ_RUNS requests per operation, default 8); `npm run bench -- --only=fuzz`
+ * A small budget here (FUZZ_RUNS requests per operation, default 6); `npm run bench -- --only=fuzz`
  * sends ≥ 20,000. The seed is printed; FUZZ_SEED replays a run, FUZZ_OPS ('METHOD path', comma
  * separated) restricts it to some operations.
  */
@@ -19,7 +19,7 @@ import { tailStream, type StreamTail } from '../support/stream-tail.js';
 
 const server = useServer({ background: false });
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 const ONLY = process.env.FUZZ_OPS?.split(',').map((s) => s.trim());
 
 const world = new World(server);
