@@ -356,7 +356,7 @@ describe('the authorization matrix (API.md §2.1, §2.4, §2.5)', () => {
     const byKey = new Map(cells.map((c) => [`${c.row.n} ${c.column}`, c]));
     const lines = [
       `Authorization matrix: ${cells.length} cells (${ROWS.length} operations × ${COLUMNS.length} caller kinds, Owner only where §2.5 has it), ${cells.reduce((n, c) => n + c.actual.length, 0)} requests and ${world.setupRequests} to set up their records, ${seconds.toFixed(1)} s.`,
-      'Each cell: the status received; "expected≠received" where they differ; vote cells: vote/non-vote.',
+      'Each cell: the status received, which is the expected one (§2.5 / §2.1) unless shown as **expected≠received**; vote cells: vote/non-vote body; ·: no Owner cell in §2.5.',
       '',
       `| # | Operation | ${COLUMNS.join(' | ')} |`,
       `|---|---|${COLUMNS.map(() => '---').join('|')}|`,
