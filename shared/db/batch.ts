@@ -15,6 +15,13 @@ export type Item = Record<string, unknown>;
 
 const id = (k: ItemKey) => `${k.pk}\u0000${k.sk}`;
 
+/**
+ * Whether an item can have this key: DynamoDB refuses partition key values over 2,048 bytes and
+ * sort key values over 1,024 (a ValidationException, not "no item"). A key built from a value a
+ * client sent unchecked (e.g. the e-mail of a sign-in) may be longer; nothing is stored there.
+ */
+export const storableKey = (k: ItemKey): boolean => Buffer.byteLength(k.pk, 'utf8') <= 2048 && Buffer.byteLength(k.sk, 'utf8') <= 1024;
+
 /** The items at `keys`, in the same order (`null` where there is none): one call per 100 keys, in parallel. */
 export async function getItems(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
   if (keys.length <= MAX_KEYS) return getBatch(keys);
@@ -27,7 +34,7 @@ export async function getItems(keys: readonly ItemKey[]): Promise<(Item | null)[
 const MAX_KEYS = 100;
 
 async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
-  const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
+  const unique = [...new Map(keys.filter(storableKey).map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
   const found = new Map<string, Item>();
   let pending: ItemKey[] = unique;
   for (let attempt = 0; pending.length > 0; attempt++) {

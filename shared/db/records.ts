@@ -21,7 +21,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { conflict } from '../http/problem.js';
 import { searchText, termNeedle } from '../text.js';
-import type { Item, ItemKey } from './batch.js';
+import { storableKey, type Item, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
 import type { KeyPattern } from './key-patterns.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
@@ -400,7 +400,10 @@ export async function getRecord<R extends BaseRecord>(def: EntityDef<R>, id: str
 
 /** The record that holds a unique value, read from its claim (the field must carry the record). */
 export async function getByUnique<R extends BaseRecord>(def: EntityDef<R>, field: string, key: string): Promise<Stored<R> | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: uniqueKey(anyDef(def), field, key), ConsistentRead: true }));
+  const claim = uniqueKey(anyDef(def), field, key);
+  // A value too long for a key was never claimed (e.g. a 200,000-character e-mail at sign-in).
+  if (!storableKey(claim)) return null;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: claim, ConsistentRead: true }));
   return storedFromItem<R>(out.Item);
 }
 

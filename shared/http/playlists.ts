@@ -8,7 +8,7 @@
  */
 import { getItems, type Item } from '../db/batch.js';
 import { ensureList, getList, itemKey, itemPlan, listUpdatePlan, listVectors, storedItem, type StoredItem, type StoredList } from '../db/playlists.js';
-import { commit, commitContended, recordKeyOfKind } from '../db/records.js';
+import { commit, commitContended, recordKeyOfKind, StaleRecord } from '../db/records.js';
 import { statsOf, titleRecordOf } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { vectorPage, type Vector } from '../db/catalogue-index.js';
@@ -49,16 +49,28 @@ export const getListOperation =
   (kind: PlaylistKind): Operation =>
   async (req) => ({ status: 200, body: listView(kind, req, await listOfCaller(kind, req)) });
 
-/** `PATCH`: any subset of `name`, `is_public`, `banner`; `updated_at` changes when a value does. */
+/**
+ * `PATCH`: any subset of `name`, `is_public`, `banner`; `updated_at` changes when a value does.
+ * A list that does not exist yet is created by the PATCH — with its values — only when the PATCH
+ * is accepted: a refused one (412, 400) leaves no list behind (a list shows in the owner's
+ * public `about` view).
+ */
 export const patchListOperation =
   (kind: PlaylistKind): Operation =>
   (req) =>
     retrying(async () => {
-      const stored = await listOfCaller(kind, req);
+      const existing = await getList(kind, userOf(req));
+      const stored = existing ?? { record: blankList(newId(), now()), rev: 0, counts: {} };
       checkIfMatch(req.ifMatch, recordEtag(listView(kind, req, stored)));
       const input = validBody(listBody, req.rawBody) as Partial<ListRecord>;
       const before = stored.record;
       const after: ListRecord = { ...before, ...input };
+      if (!existing) {
+        const created = await ensureList(kind, userOf(req), after);
+        // Created meanwhile by another request: change that one.
+        if (created.record.id !== after.id) throw new StaleRecord(kind.store);
+        return { status: 200, body: listView(kind, req, created) };
+      }
       if ((['name', 'is_public', 'banner'] as const).every((k) => after[k] === before[k])) return { status: 200, body: listView(kind, req, stored) };
       after.updated_at = now();
       await commit(listUpdatePlan(kind, userOf(req), stored, after));

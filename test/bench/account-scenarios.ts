@@ -6,20 +6,11 @@
  * account, an unspent refresh token) from prepare(), which is not counted.
  */
 import { ROUTES } from '../../functions/registry.js';
-import { issueTokenPair } from '../../shared/auth/sessions.js';
-import { commit } from '../../shared/db/records.js';
-import { newId } from '../../shared/ids.js';
+import { freshPair } from '../support/accounts.js';
 import type { Scenario } from './calls.js';
 import { BENCH_PASSWORD, insertAccount, uniqueAccountName, type BenchAccount } from './fixtures.js';
 import type { RequestSpec } from './invoke.js';
 import type { BenchEnv } from './local.js';
-
-/** A new token pair of `account`, recorded as a sign-in records it. */
-export async function freshPair(account: { id: string }): Promise<{ access: string; refresh: string }> {
-  const { pair, plan } = await issueTokenPair({ id: account.id, token_version: 0 }, newId());
-  await commit(plan);
-  return pair;
-}
 
 /** Scenarios by route name. */
 export function accountScenarios(env: BenchEnv): Map<string, Scenario[]> {

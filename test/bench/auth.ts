@@ -11,7 +11,7 @@
  *   (d) `POST /api/tokens/jwt/verify/` with an access token and with a refresh token.
  */
 import { hashPassword } from '../../shared/auth/passwords.js';
-import { freshPair } from './account-scenarios.js';
+import { freshPair } from '../support/accounts.js';
 import { BENCH_PASSWORD, insertAccount, uniqueAccountName } from './fixtures.js';
 import type { HttpResponse } from './http.js';
 import type { BenchEnv } from './local.js';

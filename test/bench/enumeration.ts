@@ -15,7 +15,7 @@
  * The bootstrap confidence interval of the ratio (resampling both series) is reported too.
  */
 import { BENCH_PASSWORD, insertAccount, uniqueAccountName } from './fixtures.js';
-import { freshPair } from './account-scenarios.js';
+import { freshPair } from '../support/accounts.js';
 import type { BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
 import type { BudgetCheck, SectionBody } from './report.js';

@@ -29,6 +29,8 @@ export interface BenchUser {
 
 export interface BenchEnv {
   runtime: LocalRuntime;
+  /** The runtime's data dir (the Secrets Manager emulator's secrets are in `secrets/` there). */
+  dataDir: string;
   /** Base URL of the local API Gateway (loopback IPv4). */
   url: string;
   /** The Host header the gateway's clients send. */
@@ -99,6 +101,7 @@ export async function startBenchEnv(opts: { dataDir?: string } = {}): Promise<Be
   let stopped = false;
   return {
     runtime,
+    dataDir,
     url,
     host: `localhost:${runtime.gateway.port}`,
     http,

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCALES, type ScaleName } from './catalogue-data.js';
 
-export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration', 'catalogue', 'community', 'import', 'load', 'cost'] as const;
+export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration', 'catalogue', 'community', 'import', 'fuzz', 'load', 'cost'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -17,7 +17,7 @@ export interface BenchOptions {
   out: string;
   /** Size of the list of the pagination section (genres inserted). */
   genres: number;
-  /** The catalogue section's generated catalogue (catalogue-data.ts): scale, seed, and "today" (default: the kept store's, else the current date). */
+  /** The catalogue section's generated catalogue (catalogue-data.ts): scale, seed (also the fuzz section's), and "today" (default: the kept store's, else the current date). */
   scale: ScaleName;
   seed: number;
   today: string | null;
@@ -34,7 +34,7 @@ export const USAGE = `npm run bench -- [--quick] [--only=<section>[,<section>…
   --genres      records inserted for the pagination section (default 50000; 3000 with --quick)
   --scale       the catalogue and community sections' data: mal (default), tenth (a tenth of mal) or small (default with --quick);
                 without --only, --scale runs the catalogue section alone
-  --seed        its seed (default 1); --today=YYYY-MM-DD its date (default: the kept store's, else today)
+  --seed        its seed (default 1), and the fuzz section's; --today=YYYY-MM-DD its date (default: the kept store's, else today)
   DATA_DIR=<dir> where DynamoDB Local keeps its files when the catalogue section runs (default
                 /dev/shm/catalogue-bench); a catalogue loaded there before (same scale, seed, date) is reused.
                 The community section keeps its store there only when DATA_DIR is given (else in memory)`;

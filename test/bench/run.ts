@@ -12,15 +12,17 @@
  * MyAnimeList-sized catalogue and the query matrix of the lists; `--scale mal|small`, DATA_DIR;
  * docs/benchmarks.md), community (users, list items, reviews over MyAnimeList's title counts:
  * calls per request of the community routes, random picks, edits under contention, the jobs),
- * import (`npm start`'s first start on an empty data dir: the bangumi-data import, timed),
- * load (mixed read and write workloads with autocannon over the community store, against a bare
- * GetItem server) and cost (the AWS bill per million requests and per month, from per-request
- * measurements; load.ts). The specific rate limits are off while the bench runs.
+ * import (`npm start`'s first start on an empty data dir: the bangumi-data import, timed), fuzz
+ * (≥ 20,000 broken requests over the 151 operations: test/support/fuzz.ts), load (mixed read and
+ * write workloads with autocannon over the community store, against a bare GetItem server) and
+ * cost (the AWS bill per million requests and per month, from per-request measurements; load.ts).
+ * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { authSection } from './auth.js';
 import { enumerationSection } from './enumeration.js';
+import { fuzzSection } from './fuzz.js';
 import { bundlesSection } from './bundles.js';
 import { catalogueSection } from './catalogue.js';
 import { callsSection } from './calls.js';
@@ -47,8 +49,9 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   catalogue: { title: '8. MyAnimeList-scale catalogue: load and query matrix', run: catalogueSection, needsRuntime: true },
   community: { title: '9. MyAnimeList-scale community: lists, reviews, random picks, edits under contention, jobs', run: communitySection, needsRuntime: true },
   import: { title: '10. First start: the real catalogue imported before `listening`', run: () => importSection(), needsRuntime: false },
-  load: { title: '11. Load: mixed reads and writes over the community store vs a bare GetItem server', run: loadSection, needsRuntime: true },
-  cost: { title: '12. What it costs to run on AWS: per million requests and per month', run: costSection, needsRuntime: true },
+  fuzz: { title: '11. Fuzz: every operation with broken input (no 5xx, problem documents, nothing stored by a refused request)', run: fuzzSection, needsRuntime: true },
+  load: { title: '12. Load: mixed reads and writes over the community store vs a bare GetItem server', run: loadSection, needsRuntime: true },
+  cost: { title: '13. What it costs to run on AWS: per million requests and per month', run: costSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {

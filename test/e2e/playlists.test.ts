@@ -85,6 +85,19 @@ describe('the list', () => {
     expect((await call(me, 'PUT', '/api/playlists/animelist/', {})).status).toBe(405);
     expect((await call(me, 'PUT', `${ITEMS}AAAAAAAAAAAAAAAAAAAAAA/`, {})).status).toBe(405);
   });
+
+  it('a refused PATCH (400, 412) is no first use: the first accepted one creates the list, with its values (found by the fuzz test)', async () => {
+    const me = await member();
+    expectErrors(await call(me, 'PATCH', '/api/playlists/animelist/', { is_public: [true] }), 400, 'validation-error', ['is_public']);
+    expectProblem(await call(me, 'PATCH', '/api/playlists/mangalist/', { name: 'x' }, { 'if-match': '"stale"' }), 412, 'precondition-failed');
+    for (const path of ['/api/playlists/animelist/', '/api/playlists/mangalist/']) {
+      // Had the refused PATCH created the list, this one would change it (updated_at after created_at).
+      const list = expectJson(await call(me, 'PATCH', path, { name: 'First' }), 200);
+      expect(list).toMatchObject({ name: 'First', is_public: true, banner: null });
+      expect(list.updated_at).toBe(list.created_at);
+      expect(expectJson(await call(me, 'GET', path), 200)).toEqual(list);
+    }
+  });
 });
 
 describe('items', () => {

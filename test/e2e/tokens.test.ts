@@ -153,6 +153,12 @@ describe('POST /api/tokens/jwt/create/', () => {
     expect(wrongMs).toBeGreaterThan(reference / 3);
   });
 
+  it('an e-mail too long to be anyone\'s (200,001 characters) is an unknown e-mail: 401, not 500 (found by the fuzz test)', async () => {
+    for (const email of ['x'.repeat(200_001), `${'語'.repeat(700)}@example.org`]) {
+      expectProblem(await signIn({ email, password: PASSWORD }), 401, 'invalid-credentials');
+    }
+  });
+
   it('an account without a password (social sign-in) cannot sign in with one', async () => {
     const a = await account({ password: false });
     expectProblem(await signIn({ email: a.email, password: PASSWORD }), 401, 'invalid-credentials');

@@ -6,16 +6,16 @@
  * shared by every file.
  */
 import { randomBytes } from 'node:crypto';
-import { expect } from 'vitest';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import type { Role } from '../../shared/auth/roles.js';
+import { issueTokenPair } from '../../shared/auth/sessions.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { createProfilePlan } from '../../shared/db/profiles.js';
 import { commit } from '../../shared/db/records.js';
-import { createUserPlan, getUser } from '../../shared/db/users.js';
+import { createUserPlan, getUser, type UserPrivate } from '../../shared/db/users.js';
 import { newAccount } from '../../shared/domain/accounts.js';
-import { send, type Sent } from './contract.js';
-import type { TestServer } from './server.js';
+import { newId } from '../../shared/ids.js';
+import { send, type Sent, type Server } from './http.js';
 
 /** The password of every fixture account. */
 export const PASSWORD = 'Kumquat-Lantern-42';
@@ -47,31 +47,41 @@ export interface Account {
 /**
  * A new account with its profile. `active: false` with `activated: false` (the default for
  * inactive accounts) is a registration waiting for activation; with `activated: true`, an
- * account an administrator deactivated.
+ * account an administrator deactivated. `priv`: private attributes to store as well (the
+ * nonce of an e-mailed token, a pending e-mail change).
  */
-export async function makeAccount(opts: { role?: Role; active?: boolean; activated?: boolean; username?: string; email?: string } = {}): Promise<Account> {
+export async function makeAccount(
+  opts: { role?: Role; active?: boolean; activated?: boolean; username?: string; email?: string; id?: string; priv?: Pick<UserPrivate, 'nonces' | 'pending_email'> } = {},
+): Promise<Account> {
   hash ??= hashPassword(PASSWORD);
   const username = opts.username ?? uniqueUsername();
   const email = opts.email ?? addressOf(username);
   const active = opts.active ?? true;
   const role = opts.role ?? 'member';
-  const { user, priv, profile } = newAccount({ email, username, passwordHash: await hash, active, role });
+  const { user, priv, profile } = newAccount({ id: opts.id, email, username, passwordHash: await hash, active, role });
   const activatedAt = (opts.activated ?? active) ? user.created_at : null;
-  await commit(createUserPlan(user, { ...priv, activated_at: activatedAt }), createProfilePlan(profile));
+  await commit(createUserPlan(user, { ...priv, ...opts.priv, activated_at: activatedAt }), createProfilePlan(profile));
   const { token } = await signToken('access', { id: user.id, token_version: 0 });
   return { id: user.id, username, email, password: PASSWORD, role, token, auth: { authorization: `Bearer ${token}` }, profileId: profile.id };
 }
 
 /** Signs in through the API (`POST /api/tokens/jwt/create/`). */
-export async function signIn(server: TestServer, email: string, password: string): Promise<Sent> {
+export async function signIn(server: Server, email: string, password: string): Promise<Sent> {
   return send(server, 'POST', '/api/tokens/jwt/create/', { body: { email, password } });
 }
 
 /** Signs in and returns the Authorization header of the access token. */
-export async function signedIn(server: TestServer, email: string, password: string): Promise<Record<string, string>> {
+export async function signedIn(server: Server, email: string, password: string): Promise<Record<string, string>> {
   const res = await signIn(server, email, password);
-  expect(res.status, res.text).toBe(200);
+  if (res.status !== 200) throw new Error(`sign-in of ${email}: ${res.status} ${res.text}`);
   return { authorization: `Bearer ${res.body.access}` };
+}
+
+/** A new token pair of `account`, recorded as a sign-in records it (a new family). */
+export async function freshPair(account: { id: string }): Promise<{ access: string; refresh: string }> {
+  const { pair, plan } = await issueTokenPair({ id: account.id, token_version: 0 }, newId());
+  await commit(plan);
+  return pair;
 }
 
 /** The stored user (private attributes included), for assertions on what the API did. */

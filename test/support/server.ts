@@ -13,11 +13,12 @@ import { isStaff, type Role } from '../../shared/auth/roles.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { createUser } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
+import type { Server } from './http.js';
 
 export { emailsTo, emailToken, waitForEmail, type ReceivedEmail } from './mail.js';
+export { call, type Res } from './http.js';
 
-export interface TestServer {
-  url: string;
+export interface TestServer extends Server {
   /** A new active user of this role and an access token for it. */
   user(role: Role): Promise<{ id: string; username: string; token: string; auth: Record<string, string> }>;
 }
@@ -59,14 +60,18 @@ export function useBackground(): Background {
   return background;
 }
 
-/** Starts a local gateway for the test file (closed after the file), with the stream poller and the scheduler. */
-export function useServer(): TestServer {
+/**
+ * Starts a local gateway for the test file (closed after the file), with the stream poller and
+ * the scheduler unless `background: false` (a file that watches the table's stream itself, so
+ * that only its requests write: the fuzz test).
+ */
+export function useServer(opts: { background?: boolean } = {}): TestServer {
   let gateway: Gateway | undefined;
   const server: TestServer = {
     url: '',
     user: (role) => createTestUser(role),
   };
-  useBackground();
+  if (opts.background !== false) useBackground();
   beforeAll(async () => {
     gateway = await startGateway(0);
     server.url = gateway.url;
@@ -76,35 +81,4 @@ export function useServer(): TestServer {
     await gateway?.close();
   });
   return server;
-}
-
-export interface Res<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
-
-/** A request with a JSON body (objects are serialised; strings are sent as they are). */
-export async function call<T = any>(
-  server: TestServer,
-  method: string,
-  path: string,
-  opts: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Res<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
-  let body: string | undefined;
-  if (opts.body !== undefined) {
-    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
-  const text = await res.text();
-  let parsed: unknown = undefined;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
