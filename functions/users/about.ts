@@ -2,10 +2,13 @@
  * `GET /api/users/{username}/about/` (anyone, API.md §4.21.4): the UserAbout view of an active
  * user, `{username}` matched case-insensitively. Profile fields come from the profile (empty
  * values when it was removed). `review_count` is the user's count item, kept by every review
- * creation and deletion (exact immediately). Lists are null until that feature fills them
- * (docs/decisions.md).
+ * creation and deletion (exact immediately). `anime_list` / `manga_list` are the list's counts
+ * (kept by every item's transaction: exact immediately), `null` when the list does not exist or
+ * is not public (§3.12). One BatchGetItem reads the three count-bearing items with the profile's.
  */
 import { getItems } from '../../shared/db/batch.js';
+import { listCounts, PLAYLISTS, type PlaylistKind } from '../../shared/domain/playlists.js';
+import { listKey, storedList } from '../../shared/db/playlists.js';
 import { getProfileOfUser } from '../../shared/db/profiles.js';
 import { reviewCountKey, reviewCountOf } from '../../shared/db/reviews.js';
 import { userByUsernameKey } from '../../shared/db/users.js';
@@ -17,8 +20,12 @@ const username = (req: ApiRequest) => (req.params as { username: string }).usern
 
 const about: Operation = async (req) => {
   const user = (await activeUserNamed(req, username(req))).record;
-  const [stored, [count]] = await Promise.all([getProfileOfUser(user.id), getItems([reviewCountKey(user.id)])]);
+  const [stored, [count, ...lists]] = await Promise.all([getProfileOfUser(user.id), getItems([reviewCountKey(user.id), ...PLAYLISTS.map((kind) => listKey(kind, user.id))])]);
   const profile = stored?.record;
+  const publicCounts = (kind: PlaylistKind, item: (typeof lists)[number] | undefined) => {
+    const list = storedList(kind, item);
+    return list?.record.is_public ? listCounts(kind, list.counts) : null;
+  };
   return {
     status: 200,
     body: {
@@ -32,8 +39,8 @@ const about: Operation = async (req) => {
       gender: profile?.gender ?? null,
       joined_at: user.created_at,
       review_count: reviewCountOf(count),
-      anime_list: null,
-      manga_list: null,
+      anime_list: publicCounts(PLAYLISTS[0], lists[0]),
+      manga_list: publicCounts(PLAYLISTS[1], lists[1]),
     },
   };
 };

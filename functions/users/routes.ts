@@ -1,6 +1,7 @@
 /** The operations on /api/users/ (API.md §4.21). */
 import * as z from 'zod';
 import { ReviewKind } from '../../shared/domain/enums.js';
+import { PLAYLISTS } from '../../shared/domain/playlists.js';
 import { ANIME_REVIEWS, MANGA_REVIEWS, REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewRead } from '../../shared/domain/reviews.js';
 import { REVIEW_COUNT_KEYS, REVIEW_KEYS } from '../../shared/db/reviews.js';
 import { titleKeys } from '../../shared/db/titles.js';
@@ -25,6 +26,7 @@ import {
   userListing,
 } from '../../shared/domain/users.js';
 import type { Caller } from '../../shared/auth/roles.js';
+import { listPartitionKeys } from '../../shared/db/playlists.js';
 import { PROFILE_BY_USER_KEYS, PROFILE_KEYS } from '../../shared/db/profiles.js';
 import { AUTHOR_POSTING_KEYS } from '../../shared/db/news.js';
 import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
@@ -111,8 +113,8 @@ export const routes = {
     name: 'users.about', method: 'GET', path: '/api/users/{username}/about/', access: 'public',
     summary: 'Information about a user', params: usernameParams,
     response: { status: 200, schema: userAboutRead }, errors: ['not-found'],
-    // The username claim carries the user without its private attributes.
-    keys: [USERNAME_CLAIM_KEYS, PROFILE_BY_USER_KEYS, REVIEW_COUNT_KEYS],
+    // The username claim carries the user without its private attributes; the lists' records their counts.
+    keys: [USERNAME_CLAIM_KEYS, PROFILE_BY_USER_KEYS, REVIEW_COUNT_KEYS, ...PLAYLISTS.map(listPartitionKeys)],
   }),
   reviews: defineRoute({
     name: 'users.reviews', method: 'GET', path: '/api/users/{username}/reviews/', access: 'public',

@@ -32,7 +32,9 @@ const listedKey = (kind: PlaylistKind, titleId: string, userId: string): ItemKey
 const countAttribute = (status: string) => `n_${status}`;
 
 /** The items of a kind's lists (every user's) and the title postings of who lists what. */
-export const playlistKeys = (kind: PlaylistKind): KeyPattern[] => [`${kind.store}#*`, `${kind.titleKind}#*#L`];
+export const playlistKeys = (kind: PlaylistKind): KeyPattern[] => [listPartitionKeys(kind), `${kind.titleKind}#*#L`];
+/** The lists' own partitions (the list record with its counts, and its items). */
+export const listPartitionKeys = (kind: PlaylistKind): KeyPattern => `${kind.store}#*`;
 /** The title record items whose counters a list edit changes. */
 export const titleCounterKeys = (kind: PlaylistKind): KeyPattern => `${kind.titleKind}#*`;
 

@@ -69,6 +69,20 @@ describe('the list', () => {
     expectErrors(await call(me, 'PATCH', '/api/playlists/animelist/', { name: 'x'.repeat(101), banner: 'http://img.example.org/b.png', counts: {} }), 400, 'validation-error', ['name', 'banner', 'counts']);
   });
 
+  it("the owner's public about view shows a public list's counts; null for a list not created or not public (§3.12)", async () => {
+    const me = await server.user('member');
+    const about = async () => expectJson(await send(server, 'GET', `/api/users/${me.username}/about/`), 200);
+    expect(await about()).toMatchObject({ anime_list: null, manga_list: null });
+    const [a, b] = [await anime(), await anime()];
+    await added(me.auth, { anime_id: a.id, status: 'watching' });
+    await added(me.auth, { anime_id: b.id, status: 'completed', score: 8 });
+    expect(await about()).toMatchObject({ anime_list: { watching: 1, completed: 1, on_hold: 0, dropped: 0, plan_to_watch: 0, total: 2 }, manga_list: null });
+    // The manga list exists once used; a list made private disappears from the view.
+    expectJson(await call(me.auth, 'GET', '/api/playlists/mangalist/'), 200);
+    expectJson(await call(me.auth, 'PATCH', '/api/playlists/animelist/', { is_public: false }), 200);
+    expect(await about()).toMatchObject({ anime_list: null, manga_list: { reading: 0, completed: 0, on_hold: 0, dropped: 0, plan_to_read: 0, total: 0 } });
+  });
+
   it('a PATCH is the first use too; anonymous callers get 401; PUT is 405', async () => {
     const me = await member();
     const patched = expectJson(await call(me, 'PATCH', '/api/playlists/mangalist/', { name: 'Shelf' }), 200);
