@@ -1,36 +1,37 @@
 /**
  * POST /api/tokens/jwt/create/ (API.md §4.19): e-mail and password → a new token family.
  * Field errors (400) come first (the route's body schema), then the credentials (401).
+ *
+ * The session's transaction sets `last_login` on the user record at the revision read, so
+ * simultaneous sign-ins of one account (several devices at once) take turns: each retry starts
+ * from the current record, after a short jittered wait, and must still find the same active
+ * account with the password that was verified.
  */
 import { accountInactive, checkCredentials, invalidCredentials } from '../../shared/auth/credentials.js';
 import { startSession } from '../../shared/auth/sessions.js';
-import { StaleRecord } from '../../shared/db/records.js';
 import { getUser, type StoredUser } from '../../shared/db/users.js';
+import { retrying } from '../../shared/http/accounts.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
-import { serviceUnavailable } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
-/** Attempts at the sign-in transaction when the user record changes meanwhile (e.g. another sign-in). */
-const ATTEMPTS = 3;
+/** Attempts at the sign-in transaction, and the base of the jittered wait between them (ms). */
+const ATTEMPTS = 10;
+const BACKOFF_MS = 10;
 
 export async function operation(req: ApiRequest<typeof routes.create>): Promise<Reply> {
   const { email, password } = req.body();
-  let user: StoredUser = await checkCredentials(email, password);
-  const verifiedHash = user.priv.password_hash;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return { status: 200, body: await startSession(user) };
-    } catch (err) {
-      if (!(err instanceof StaleRecord)) throw err;
-      if (attempt >= ATTEMPTS) throw serviceUnavailable();
-    }
-    // The record changed since it was read: start again from the current one, which must still be
-    // the same active account with the password that was verified.
-    const current = await getUser(user.record.id);
-    if (!current || current.priv.password_hash !== verifiedHash) throw invalidCredentials();
-    if (!current.record.is_active) throw accountInactive();
-    user = current;
-  }
+  const verified: StoredUser = await checkCredentials(email, password);
+  let user: StoredUser | null = null;
+  const pair = await retrying(async () => {
+    if (user !== null) {
+      const current = await getUser(verified.record.id);
+      if (!current || current.priv.password_hash !== verified.priv.password_hash) throw invalidCredentials();
+      if (!current.record.is_active) throw accountInactive();
+      user = current;
+    } else user = verified;
+    return startSession(user);
+  }, ATTEMPTS, BACKOFF_MS);
+  return { status: 200, body: pair };
 }
 
 export const handler = createHandler(routes.create, operation);

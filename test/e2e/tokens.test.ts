@@ -126,6 +126,15 @@ describe('POST /api/tokens/jwt/create/', () => {
     expectJson(await signIn({ email: a.email, password: PASSWORD }, { authorization: 'Basic Zm9vOmJhcg==' }), 200);
   });
 
+  it('eight simultaneous sign-ins of one account all succeed, each a family of its own (several devices at once)', async () => {
+    const a = await account();
+    const results = await Promise.all(Array.from({ length: 8 }, () => signIn({ email: a.email, password: PASSWORD })));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const families = new Set(results.map((r) => decodeJwt(r.body.refresh).fam));
+    expect(families.size).toBe(8);
+    for (const r of results) await expectAccepted(r.body.access);
+  });
+
   it('unknown e-mail and wrong password: identical 401 invalid-credentials', async () => {
     const a = await account();
     const timed = async (body: unknown): Promise<[Sent, number]> => {
