@@ -81,7 +81,9 @@ function operation(route: RouteDecl): Json {
   ];
   const { response } = route;
   let success: Json = { description: 'No content' };
-  if (response.schema) {
+  if (response.media) {
+    success = { description: 'Success', content: { [response.media]: { schema: { type: 'string' } } } };
+  } else if (response.schema) {
     const item = jsonSchema(response.schema, 'output');
     const schema = response.page
       ? {
