@@ -68,6 +68,8 @@ export function renderDocsPage(bundle: string, css: string): DocsPage {
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<title>Anime &amp; Manga Catalogue API: reference</title>',
+    // An empty icon: the browser would otherwise ask for /favicon.ico (a 404).
+    '<link rel="icon" href="data:,">',
     `<style>${css}</style>`,
     `<style>${PAGE_STYLE}</style>`,
     '</head>',
