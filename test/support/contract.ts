@@ -3,8 +3,9 @@
  * problem documents (§1.4), record shapes of the five taxonomy resources (§3.7), and helpers
  * to send raw bodies, walk pages and compute expected orders.
  */
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { Role } from '../../shared/auth/roles.js';
+import { sendChecked } from './prism.js';
 import { call, type Res, type TestServer } from './server.js';
 
 /** Titles and statuses of the problem types of §1.4. */
@@ -56,7 +57,7 @@ export async function send<T = any>(server: TestServer, method: string, path: st
     const res = await call<T>(server, method, rel, { body: opts.body, headers: opts.headers });
     return { ...res, method, path: rel };
   }
-  const res = await fetch(`${server.url}${rel}`, { method, headers: opts.headers, body: opts.raw, redirect: 'manual' });
+  const res = await sendChecked(server.url, inject('contractProxy') ?? null, { method, path: rel, headers: opts.headers ?? {}, body: opts.raw });
   const text = await res.text();
   let body: unknown;
   try {

@@ -4,7 +4,7 @@
  * file's table (so e-mails are delivered to the SES emulator, see mail.ts), and signed-in callers
  * of any role.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
 import { startGateway, type Gateway } from '../../infra/local/gateway.js';
 import { startScheduler, type Scheduler } from '../../infra/local/scheduler.js';
@@ -13,6 +13,8 @@ import { isStaff, type Role } from '../../shared/auth/roles.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { createUser } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
+
+import { sendChecked, writeFileRecord } from './prism.js';
 
 export { emailsTo, emailToken, waitForEmail, type ReceivedEmail } from './mail.js';
 
@@ -74,6 +76,7 @@ export function useServer(): TestServer {
   });
   afterAll(async () => {
     await gateway?.close();
+    writeFileRecord(inject('contractRecords'), expect.getState().testPath ?? 'unknown');
   });
   return server;
 }
@@ -98,7 +101,7 @@ export async function call<T = any>(
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
+  const res = await sendChecked(server.url, inject('contractProxy') ?? null, { method, path, headers, body });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
