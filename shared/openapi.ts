@@ -63,6 +63,31 @@ function requestBody(body: z.ZodType, type: 'json' | 'multipart'): Json {
   return { required: type === 'multipart', content: { [mediaType]: { schema: jsonSchema(body, 'input') } } };
 }
 
+/**
+ * The representation of an operation that takes `fields` (API.md §1.6): the full one, or the
+ * sparse one that `fields` asks for — `id` (where the record has one) and the requested keys,
+ * which are present when the full representation has them. Documented as `anyOf` the two, so
+ * a validator accepts both and a generated client can tell them apart (client/index.ts).
+ */
+function withSparse(full: Json, fields: readonly string[]): Json {
+  const sparse = (schema: Json): Json => {
+    for (const union of ['anyOf', 'oneOf'] as const) {
+      if (Array.isArray(schema[union])) return { ...schema, [union]: (schema[union] as Json[]).map(sparse) };
+    }
+    const properties = schema.properties as Record<string, Json> | undefined;
+    if (!properties) return schema;
+    const kept = Object.keys(properties).filter((k) => k === 'id' || fields.includes(k));
+    const required = ((schema.required as string[] | undefined) ?? []).filter((k) => k === 'id');
+    return { ...schema, properties: Object.fromEntries(kept.map((k) => [k, properties[k]])), required };
+  };
+  return {
+    anyOf: [
+      { title: 'Full representation', ...full },
+      { ...sparse(full), title: 'Sparse fieldset', description: 'With `fields`: `id` and the keys it names.' },
+    ],
+  };
+}
+
 function operation(route: RouteDecl): Json {
   const query = pageQuerySchema(route);
   const parameters: Json[] = [
@@ -72,17 +97,20 @@ function operation(route: RouteDecl): Json {
       const schema = declared ? jsonSchema(declared, 'input') : { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
       return { name, in: 'path', required: true, schema };
     }),
-    ...Object.entries(query.shape).map(([name, schema]) => ({
-      name,
-      in: 'query',
-      required: false,
-      schema: jsonSchema(schema as z.ZodType, 'input'),
-    })),
+    ...Object.entries(query.shape).map(([name, schema]) => {
+      // A value read as an integer (`limit`) is documented as one (query values are text either way).
+      const output = jsonSchema(schema as z.ZodType, 'output');
+      const { description, ...rest } = output.type === 'integer' ? output : jsonSchema(schema as z.ZodType, 'input');
+      return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: rest };
+    }),
   ];
   const { response } = route;
   let success: Json = { description: 'No content' };
-  if (response.schema) {
-    const item = jsonSchema(response.schema, 'output');
+  if (response.media) {
+    success = { description: 'Success', content: { [response.media]: { schema: { type: 'string' } } } };
+  } else if (response.schema) {
+    const full = jsonSchema(response.schema, 'output');
+    const item = response.fields ? withSparse(full, response.fields) : full;
     const schema = response.page
       ? {
           type: 'object',

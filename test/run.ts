@@ -1,12 +1,16 @@
 /**
  * `npm test`: typecheck, lint, then every vitest project (unit, integration and e2e against the
- * real local engines, infra). Prints a last line `N passed, N failed` counting each test plus the
- * typecheck and the lint as one check each; exits non-zero on any failure.
+ * real local engines, infra), then, after a full run, the coverage of the OpenAPI check (every
+ * operation's responses validated by Prism during the e2e tests, test/support/prism.ts). Prints
+ * a last line `N passed, N failed` counting each test plus the typecheck, the lint and the
+ * coverage as one check each; exits non-zero on any failure.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OPERATIONS } from '../functions/registry.js';
+import { contractCoverage } from './support/prism.js';
 
 let passed = 0;
 let failed = 0;
@@ -30,6 +34,8 @@ for (const [name, args] of [
 const dir = mkdtempSync(join(tmpdir(), 'vitest-report-'));
 const report = join(dir, 'report.json');
 const extra = process.argv.slice(2);
+// Each e2e file writes what Prism validated here (test/support/global-setup.ts, prism.ts).
+process.env.CONTRACT_RECORDS = join(dir, 'contract');
 const vitestOk = step('tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra]);
 try {
   const json = JSON.parse(readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTestSuites: number; success: boolean };
@@ -39,6 +45,42 @@ try {
 } catch {
   failed++;
 }
+if (extra.length === 0 && process.env.CONTRACT_PROXY !== 'off') {
+  if (checkContractCoverage(process.env.CONTRACT_RECORDS)) passed++;
+  else failed++;
+}
 rmSync(dir, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
+
+/**
+ * Every operation validated by Prism, no violation: prints the figures and writes the statuses
+ * validated per operation to test-artifacts/contract-coverage.txt.
+ */
+function checkContractCoverage(records: string): boolean {
+  console.log('\n== contract coverage (Prism)');
+  let coverage;
+  try {
+    mkdirSync(records, { recursive: true });
+    coverage = contractCoverage(records);
+  } catch (err) {
+    console.log(`== contract coverage: FAILED (${String(err)})`);
+    return false;
+  }
+  const lines = OPERATIONS.map((r) => `${r.name}\t${r.method} ${r.path}\t${(coverage.statuses[r.name] ?? ['—']).join(' ')}`);
+  const artifacts = new URL('../test-artifacts/', import.meta.url);
+  mkdirSync(artifacts, { recursive: true });
+  writeFileSync(
+    new URL('contract-coverage.txt', artifacts),
+    `# Statuses validated by Prism per operation (* only by replaying a response the proxy could not carry)\n${lines.join('\n')}\n`,
+  );
+  console.log(`responses validated: ${coverage.proxied + coverage.replayed} (${coverage.proxied} through the proxy, ${coverage.replayed} replayed)`);
+  console.log(`operations covered: ${coverage.covered.length} of ${OPERATIONS.length}; statuses per operation in test-artifacts/contract-coverage.txt`);
+  if (coverage.missing.length > 0) console.log(`not covered: ${coverage.missing.join(', ')}`);
+  console.log(`response violations: ${coverage.violations.length}`);
+  for (const v of coverage.violations.slice(0, 20)) console.log(`  ${v.method} ${v.path} → ${v.status}: ${v.violations.map((x) => x.message).join('; ').slice(0, 300)}`);
+  const ok = coverage.missing.length === 0 && coverage.violations.length === 0 && coverage.covered.length === OPERATIONS.length;
+  console.log(`== contract coverage: ${ok ? 'ok' : 'FAILED'}`);
+  return ok;
+}
+

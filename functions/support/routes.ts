@@ -3,6 +3,7 @@
  * and they ignore the Authorization header.
  */
 import * as z from 'zod';
+import { RENDERER } from '../../shared/http/docs-page.js';
 import { defineRoute } from '../../shared/http/route.js';
 
 export const routes = {
@@ -10,6 +11,13 @@ export const routes = {
     name: 'support.schema', method: 'GET', path: '/api/schema/', access: 'credentials',
     summary: 'The OpenAPI 3.1 document of this API', cache: 'static',
     response: { status: 200, schema: z.object({ openapi: z.string() }).loose() },
+    keys: [],
+  }),
+  docs: defineRoute({
+    name: 'support.docs', method: 'GET', path: '/api/docs/', access: 'credentials',
+    summary: 'An interactive reference of this API (an HTML page rendering /api/schema/)', cache: 'static',
+    response: { status: 200, media: 'text/html' },
+    packageFiles: [RENDERER],
     keys: [],
   }),
   jwks: defineRoute({

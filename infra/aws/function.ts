@@ -5,6 +5,8 @@
  * only policy is written here: the log permissions plus the statements its caller passes. No
  * managed policies, no wildcard actions.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Tags } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -15,6 +17,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import type { PackageFiles } from '../../shared/http/route.js';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
 import { ALIASES, BUNDLE_TARGET, MAIN_FIELDS, REQUIRE_BANNER } from './bundling.js';
@@ -47,6 +50,23 @@ export interface CatalogueFunctionProps {
   memorySize?: number;
   /** Log group removal (RETAIN on stages that keep data). */
   logRemovalPolicy?: RemovalPolicy;
+  /** Files of installed packages the function reads at run time (copied into its package). */
+  packageFiles?: readonly PackageFiles[];
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+
+/**
+ * The shell commands that copy package files into a function's bundle directory, at
+ * `node_modules/<package>/<file>` (the installed package's files, from this repository).
+ */
+export function packageFileCommands(outputDir: string, packages: readonly PackageFiles[]): string[] {
+  const resolve = createRequire(join(REPO_ROOT, 'package.json')).resolve;
+  return packages.flatMap((p) => {
+    const from = dirname(resolve(`${p.package}/package.json`));
+    const to = join(outputDir, 'node_modules', p.package);
+    return [`mkdir -p ${quote(to)}`, ...p.files.map((f) => `cp ${quote(join(from, f))} ${quote(join(to, f))}`)];
+  });
 }
 
 export class CatalogueFunction extends Construct {
@@ -98,6 +118,15 @@ export class CatalogueFunction extends Construct {
         externalModules: [],
         logLevel: LogLevel.WARNING,
         esbuildArgs: Object.fromEntries(Object.entries(ALIASES(REPO_ROOT)).map(([from, to]) => [`--alias:${from}`, to])),
+        ...(props.packageFiles?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => packageFileCommands(outputDir, props.packageFiles!),
+              },
+            }
+          : {}),
       },
     });
     Tags.of(this.function).add(COMPONENT_TAG, props.component);

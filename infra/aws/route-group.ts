@@ -83,6 +83,7 @@ export class RouteGroupStack extends NestedStack {
         component: decl.name,
         description: key,
         logRemovalPolicy: shared.logRemovalPolicy,
+        ...(decl.packageFiles ? { packageFiles: decl.packageFiles } : {}),
         ...routeAccess(decl, shared, () => this.picturesBucketArn(shared.pictures)),
       });
       if (routeGrants(decl).some((g) => 'storage' in g)) acknowledgePictureObjects(fn.role, PICTURES_BUCKET_ARN_PARAMETER);

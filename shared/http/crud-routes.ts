@@ -51,6 +51,7 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
   const listItem = resource.listRead ?? read;
   const body = writeSchemas(resource.fields);
   const writeErrors = ['validation-error', 'conflict'] as const;
+  const a = /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
   return {
     list: defineRoute({
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
@@ -59,7 +60,7 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
     }),
     create: defineRoute({
       name: `${segment}.create`, method: 'POST', path: collection, access: writer,
-      summary: `Create a ${noun}`, body: body.full,
+      summary: `Create ${a}`, body: body.full,
       response: { status: 201, schema: read }, errors: writeErrors, keys,
     }),
     get: defineRoute({
@@ -68,17 +69,17 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
     }),
     put: defineRoute({
       name: `${segment}.put`, method: 'PUT', path: item, access: writer,
-      summary: `Replace a ${noun}`, body: body.full,
+      summary: `Replace ${a}`, body: body.full,
       response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys,
     }),
     patch: defineRoute({
       name: `${segment}.patch`, method: 'PATCH', path: item, access: writer,
-      summary: `Partially update a ${noun}`, body: body.partial,
+      summary: `Partially update ${a}`, body: body.partial,
       response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys,
     }),
     delete: defineRoute({
       name: `${segment}.delete`, method: 'DELETE', path: item, access: writer,
-      summary: `Delete a ${noun}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys: deleteKeys,
+      summary: `Delete ${a}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys: deleteKeys,
     }),
   };
 }

@@ -53,6 +53,8 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A body that is not JSON (`response.media` routes): its bytes, media type and content coding. */
+  content?: { bytes: Buffer; type: string; encoding?: 'gzip' };
 }
 
 export interface ApiRequest<R extends RouteDecl = RouteDecl> {
@@ -244,7 +246,7 @@ const requests = new WeakMap<object, ApiRequest>();
 
 const EMPTY_FORM: MultipartForm = { files: new Map(), fields: new Map(), repeated: new Set(), truncated: new Set(), tooManyParts: false };
 
-/** JSON body, sparse fields, ETag / If-None-Match, Cache-Control. */
+/** JSON body (or a route's `content`), sparse fields, ETag / If-None-Match, Cache-Control. */
 function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
   return {
     after: (request) => {
@@ -258,13 +260,15 @@ function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
           ? { ...(body as object), results: (body as { results: unknown[] }).results.map((r) => projectFields(r, fields)) }
           : projectFields(body, fields);
       }
-      const json = body === undefined ? undefined : JSON.stringify(body);
+      const { content } = reply;
+      const json = body === undefined || content ? undefined : JSON.stringify(body);
+      const representation = content?.bytes ?? json;
       if (route.method === 'GET' && reply.status === 200) {
         const policy = route.cache ?? (route.access === 'public' ? 'public' : 'private');
         headers['cache-control'] = cacheControl(policy, api.caller !== null);
         if (policy === 'public-vary') headers.vary = 'Authorization';
-        if (policy !== 'no-store' && json !== undefined) {
-          headers.etag = etagOf(json);
+        if (policy !== 'no-store' && representation !== undefined) {
+          headers.etag = etagOf(representation);
           const inm = parseEntityTags(api.headers['if-none-match']);
           if (inm && noneMatch(inm, headers.etag)) {
             request.response = { statusCode: 304, headers };
@@ -276,6 +280,12 @@ function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
         if (json !== undefined && route.response.etag !== false && (reply.status === 200 || reply.status === 201)) {
           headers.etag = etagOf(json);
         }
+      }
+      if (content) {
+        headers['content-type'] = content.type;
+        if (content.encoding) headers['content-encoding'] = content.encoding;
+        request.response = { statusCode: reply.status, headers, body: content.bytes.toString('base64'), isBase64Encoded: true };
+        return;
       }
       if (json !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
       request.response = { statusCode: reply.status, headers, ...(json === undefined ? {} : { body: json }) };

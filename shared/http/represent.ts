@@ -4,8 +4,9 @@ import type { CachePolicy } from './route.js';
 import { preconditionFailed } from './problem.js';
 import type { EntityTags } from './request.js';
 
-export function etagOf(json: string): string {
-  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+/** The strong ETag of a representation: its JSON text, or the bytes of a body that is not JSON. */
+export function etagOf(representation: string | Buffer): string {
+  return `"${createHash('sha256').update(representation).digest('base64url').slice(0, 27)}"`;
 }
 
 /** The ETag of a record's representation (what its GET without `fields` would send). */

@@ -39,6 +39,19 @@ export interface ResponseSpec {
   envelope?: z.ZodRawShape;
   /** Write responses carry the ETag of the record they return; false where the body is no record. */
   etag?: boolean;
+  /** The body's media type when it is not JSON (the handler replies with `content`, handler.ts). */
+  media?: 'text/html';
+}
+
+/**
+ * Files of an installed npm package that a function reads at run time (not code it imports, so
+ * the bundler leaves them out): the CDK copies them into `node_modules/<package>/` of the
+ * function's package, where Node's module resolution finds them just as it finds the installed
+ * package in a local run (infra/aws/function.ts).
+ */
+export interface PackageFiles {
+  package: string;
+  files: readonly string[];
 }
 
 export interface RouteDecl {
@@ -102,6 +115,8 @@ export interface RouteDecl {
    * id, whether or not another id exists. `params` are the path values as sent (not yet checked).
    */
   guard?: (request: { caller: Caller; params: Readonly<Record<string, string | undefined>> }) => boolean;
+  /** Package files the function reads at run time (PackageFiles). */
+  packageFiles?: readonly PackageFiles[];
 }
 
 /**

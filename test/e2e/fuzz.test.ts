@@ -17,7 +17,7 @@ import { World } from '../support/operations.js';
 import { useServer } from '../support/server.js';
 import { tailStream, type StreamTail } from '../support/stream-tail.js';
 
-const server = useServer({ background: false });
+const server = useServer({ background: false, contract: false });
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 const ONLY = process.env.FUZZ_OPS?.split(',').map((s) => s.trim());

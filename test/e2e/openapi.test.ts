@@ -1,7 +1,9 @@
 /**
- * Support endpoints (API.md §4.22): the OpenAPI 3.1 document and the JWK Set of the token
- * signing keys.
+ * Support endpoints (API.md §4.22): the OpenAPI 3.1 document, the docs page rendering it (its
+ * behaviour in a browser: test/e2e/docs-page.test.ts) and the JWK Set of the token signing keys.
  */
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -113,11 +115,57 @@ describe('GET /.well-known/jwks.json', () => {
 });
 
 describe('GET /api/docs/', () => {
-  // The interactive page of §4.22 comes with a later issue (issue #2 §2: "The docs page comes
-  // later"); until then the path is unknown (404).
-  it.skip('is an HTML page', async () => {
-    const res = await send(server, 'GET', '/api/docs/');
+  const scriptsOf = (html: string) => [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+  const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+  it('is one HTML page with the renderer inlined: it loads nothing, and its CSP allows only its own scripts and origin', async () => {
+    const res = await send(server, 'GET', '/api/docs/', { headers: { 'accept-encoding': 'identity' } });
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-encoding')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(res.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const html = res.text;
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    // No element that loads anything from a URL: every resource is in the page (the icon is empty).
+    const markup = html.replace(/<script>[\s\S]*?<\/script>|<style>[\s\S]*?<\/style>/g, '');
+    expect([...markup.matchAll(/\s(?:src|href)=("[^"]*"|\S+)/gi)].map((m) => m[1])).toEqual(['"data:,"']);
+    const scripts = scriptsOf(html);
+    expect(scripts).toHaveLength(2);
+    expect(scripts[0]).toContain('SwaggerUIBundle');
+    expect(scripts[1]).toContain("'../schema/'");
+    const csp = Object.fromEntries(res.headers.get('content-security-policy')!.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    expect(csp['default-src']).toEqual(["'none'"]);
+    expect(csp['script-src']!.sort()).toEqual(scripts.map(hash).sort());
+    expect(csp['connect-src']).toEqual(["'self'"]);
+    expect(csp['frame-ancestors']).toEqual(["'none'"]);
+  });
+
+  it('is sent gzip-encoded to a client that accepts gzip, with its own ETag; If-None-Match → 304', async () => {
+    const plain = await send(server, 'GET', '/api/docs/', { headers: { 'accept-encoding': 'identity' } });
+    const gzip = await send(server, 'GET', '/api/docs/', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(gzip.status).toBe(200);
+    expect(gzip.headers.get('content-encoding')).toBe('gzip');
+    expect(gzip.headers.get('vary')).toMatch(/Accept-Encoding/);
+    expect(gzip.text).toBe(plain.text);
+    const compressed = Number(gzip.headers.get('content-length'));
+    expect(compressed).toBeLessThan(Buffer.byteLength(plain.text) / 3);
+    expect(gzipSync(Buffer.from(plain.text)).length).toBeGreaterThan(compressed * 0.9);
+    expect(gzip.headers.get('etag')).not.toBe(plain.headers.get('etag'));
+    const again = await send(server, 'GET', '/api/docs/', { headers: { 'accept-encoding': 'gzip', 'if-none-match': gzip.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('cache-control')).toBe('public, max-age=3600');
+    const refused = await send(server, 'GET', '/api/docs/', { headers: { 'accept-encoding': 'gzip;q=0, *' } });
+    expect(refused.headers.get('content-encoding')).toBeNull();
+  });
+
+  it('takes no query parameters and only GET', async () => {
+    expectErrors(await send(server, 'GET', '/api/docs/?url=https://example.org/x.json'), 400, 'invalid-query', ['url']);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const res = await send(server, method, '/api/docs/');
+      expectProblem(res, 405, 'method-not-allowed');
+      expect(contractMethods(res.headers.get('allow'))).toEqual(['GET']);
+    }
   });
 });

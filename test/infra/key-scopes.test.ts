@@ -71,7 +71,7 @@ describe('dynamodb:LeadingKeys', () => {
 
   it('the functions without table access: the catch-all, the key bootstrap and the support endpoints', () => {
     const without = fns.filter((f) => itemStatements(f).length === 0).map((f) => f.component);
-    expect(without.sort()).toEqual(['catch-all', 'signing-keys', 'support.jwks', 'support.schema']);
+    expect(without.sort()).toEqual(['catch-all', 'signing-keys', 'support.docs', 'support.jwks', 'support.schema']);
   });
 
   it('no public and no catalogue function may touch a user record, an e-mail claim or a pending registration', () => {

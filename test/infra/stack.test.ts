@@ -232,7 +232,7 @@ describe('least privilege', () => {
       ['profiles.my-profile', true],
       ['socials.start', 'put'],
     ]);
-    expect(ROUTES.filter((r) => routeKeys(r).length === 0).map((r) => r.name)).toEqual(['support.schema', 'support.jwks']);
+    expect(ROUTES.filter((r) => routeKeys(r).length === 0).map((r) => r.name)).toEqual(['support.schema', 'support.docs', 'support.jwks']);
     for (const f of routeFunctions(fns)) {
       const route = routeOf(f);
       const expected =

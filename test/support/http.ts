@@ -3,10 +3,24 @@
  * and the benchmark's fuzz section (which runs outside vitest) send through these.
  */
 
-/** A running gateway: its base URL (`{base}`). */
+/** A request as `call`/`send` make it. */
+export interface OutgoingRequest {
+  method: string;
+  /** Path and query string. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** A running gateway: its base URL (`{base}`), and how requests reach it (default: straight there). */
 export interface Server {
   url: string;
+  /** E.g. through the contract proxy of the e2e tests (prism.ts), which checks every response. */
+  transport?: (req: OutgoingRequest) => Promise<Response>;
 }
+
+const direct = (server: Server, req: OutgoingRequest) => fetch(`${server.url}${req.path}`, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' });
+const transmit = (server: Server, req: OutgoingRequest) => (server.transport ?? ((r) => direct(server, r)))(req);
 
 export interface Res<T = any> {
   status: number;
@@ -44,7 +58,7 @@ export async function call<T = any>(server: Server, method: string, path: string
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
+  const res = await transmit(server, { method, path, headers, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: parsed(text) as T, text };
 }
@@ -62,7 +76,7 @@ export async function send<T = any>(server: Server, method: string, path: string
     const res = await call<T>(server, method, rel, { body: opts.body, headers: opts.headers });
     return { ...res, method, path: rel };
   }
-  const res = await fetch(`${server.url}${rel}`, { method, headers: opts.headers, body: opts.raw, redirect: 'manual' });
+  const res = await transmit(server, { method, path: rel, headers: opts.headers ?? {}, body: opts.raw });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: parsed(text) as T, text, method, path: rel };
 }

@@ -4,7 +4,7 @@
  * file's table (so e-mails are delivered to the SES emulator, see mail.ts), and signed-in callers
  * of any role.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
 import { startGateway, type Gateway } from '../../infra/local/gateway.js';
 import { startScheduler, type Scheduler } from '../../infra/local/scheduler.js';
@@ -14,6 +14,8 @@ import { signToken } from '../../shared/auth/tokens.js';
 import { createUser } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import type { Server } from './http.js';
+
+import { sendChecked, writeFileRecord } from './prism.js';
 
 export { emailsTo, emailToken, waitForEmail, type ReceivedEmail } from './mail.js';
 export { call, type Res } from './http.js';
@@ -63,14 +65,17 @@ export function useBackground(): Background {
 /**
  * Starts a local gateway for the test file (closed after the file), with the stream poller and
  * the scheduler unless `background: false` (a file that watches the table's stream itself, so
- * that only its requests write: the fuzz test).
+ * that only its requests write: the fuzz test). Requests reach it through the run's contract
+ * proxy (prism.ts: every response checked against the OpenAPI document) unless `contract: false`
+ * (the fuzz test, whose deliberately broken requests are checked by its own rules).
  */
-export function useServer(opts: { background?: boolean } = {}): TestServer {
+export function useServer(opts: { background?: boolean; contract?: boolean } = {}): TestServer {
   let gateway: Gateway | undefined;
   const server: TestServer = {
     url: '',
     user: (role) => createTestUser(role),
   };
+  if (opts.contract !== false) server.transport = (req) => sendChecked(server.url, inject('contractProxy') ?? null, req);
   if (opts.background !== false) useBackground();
   beforeAll(async () => {
     gateway = await startGateway(0);
@@ -79,6 +84,7 @@ export function useServer(opts: { background?: boolean } = {}): TestServer {
   });
   afterAll(async () => {
     await gateway?.close();
+    writeFileRecord(inject('contractRecords'), expect.getState().testPath ?? 'unknown');
   });
   return server;
 }

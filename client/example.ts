@@ -1,0 +1,26 @@
+/**
+ * The README's example of the typed client (client/index.ts): sign in, search the animes, put
+ * the first match on the caller's anime list. test/e2e/client.test.ts runs it against the local
+ * server.
+ */
+import { bearerAuth, createCatalogueClient } from './index.js';
+
+export async function planToWatch(baseUrl: string, email: string, password: string, search: string) {
+  const api = createCatalogueClient({ baseUrl });
+
+  // Sign in: a pair of tokens; every later request sends the access token.
+  const signIn = await api.POST('/api/tokens/jwt/create/', { body: { email, password } });
+  if (signIn.error) throw new Error(`sign-in failed: ${signIn.error.detail}`);
+  api.use(bearerAuth(signIn.data.access));
+
+  // Search: with `fields`, each result has exactly `id` and the keys asked for.
+  const found = await api.GET('/api/animes/', { params: { query: { q: search, fields: 'name,episodes', limit: 5 } } });
+  if (found.error) throw new Error(`search failed: ${found.error.detail}`);
+  const anime = found.data.results[0]; // { id: string; name: string; episodes: number | null } | undefined
+  if (!anime) throw new Error(`no anime matches "${search}"`);
+
+  // Add it to the caller's anime list; the item comes back in full.
+  const added = await api.POST('/api/playlists/animelist/animes/', { body: { anime_id: anime.id, status: 'plan_to_watch' } });
+  if (added.error) throw new Error(`adding failed: ${added.error.detail}`);
+  return { anime, item: added.data };
+}
