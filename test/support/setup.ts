@@ -9,7 +9,7 @@
  * its role would not let it touch on AWS.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
@@ -19,7 +19,9 @@ import { picturesEnvironment } from '../../infra/local/runtime.js';
 import { keyTrace } from './key-trace.js';
 import { setDynamoEngine } from './dynamo-engine.js';
 
-const dataDir = process.env.TEST_DYNAMO_ON_DISK === 'true' ? mkdtempSync(join(tmpdir(), 'catalogue-dynamo-')) : null;
+// Memory-backed where the machine has it: a restart keeps the files, and writes cost no disk
+// syncs (DynamoDB Local commits each write to SQLite: on a disk, 5 times slower here).
+const dataDir = process.env.TEST_DYNAMO_ON_DISK === 'true' ? mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'catalogue-dynamo-')) : null;
 const dynamo = await startDynamoLocal(dataDir);
 setDynamoEngine(dynamo);
 const env: Record<string, string> = { ...inject('engineEnv'), AWS_ENDPOINT_URL_DYNAMODB: dynamo.url };
