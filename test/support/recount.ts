@@ -19,8 +19,9 @@
  *  - reverse items (characters' and persons' views of casts and staff) and characters'
  *    appearances = what the titles' current casts and staff ask for (reverse-views.ts);
  *  - nothing left half-done: no unapplied journal of a committed write nor deletion marker
- *    (staged.ts; journals of writes that never committed are inert), no pending cascade, no tombstone, no
- *    item of a list, review or title whose owner is gone; each user has its auth state.
+ *    (staged.ts; journals of writes that never committed are inert), no pending cascade, no
+ *    tombstone, no item of a list, review or title whose owner is gone; each user has its auth
+ *    state.
  *
  * expectApiRecount does the same for the numbers the API shows, from what each user's list shows.
  *
@@ -29,10 +30,10 @@
  * clean run), rate-limit counters, sessions, the outbox.
  */
 import { expect } from 'vitest';
-import { animeIndex } from '../../shared/db/animes.js';
+import { animeEntity, animeIndex } from '../../shared/db/animes.js';
 import { indexItems, vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { characterIndex } from '../../shared/db/characters.js';
-import { mangaIndex } from '../../shared/db/mangas.js';
+import { mangaEntity, mangaIndex } from '../../shared/db/mangas.js';
 import { newsIndex } from '../../shared/db/news.js';
 import { personIndex } from '../../shared/db/persons.js';
 import { profiles } from '../../shared/db/profiles.js';
@@ -41,15 +42,13 @@ import { topKey } from '../../shared/db/reviews.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from '../../shared/db/taxonomy.js';
 import { SCORES } from '../../shared/db/titles.js';
 import { users } from '../../shared/db/users.js';
-import { animeEntity } from '../../shared/db/animes.js';
-import { mangaEntity } from '../../shared/db/mangas.js';
 import { ANIME_LIST, itemIndex, PLAYLISTS, type PlaylistKind } from '../../shared/domain/playlists.js';
 import { reviewIndex, type ReviewRecord } from '../../shared/domain/reviews.js';
 import { appearanceTokens, reverseItemsOf } from '../../shared/domain/reverse-views.js';
 import { tableName } from '../../shared/db/client.js';
+import type { StreamPoller } from '../../infra/local/streams.js';
 import { expectJson, send } from './contract.js';
 import type { TestServer } from './server.js';
-import type { StreamPoller } from '../../infra/local/streams.js';
 import { scanAll, settled, sortKeys, type Item } from './tables.js';
 
 const RECORD_ENTITIES: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity, users, profiles].map(
