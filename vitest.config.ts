@@ -25,6 +25,16 @@ export default defineConfig({
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], env: engineEnv, globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/setup.ts'] },
       },
+      {
+        extends: true,
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          env: { ...engineEnv, TEST_DYNAMO_ON_DISK: 'true' },
+          globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/setup.ts'],
+        },
+      },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
     ],
   },

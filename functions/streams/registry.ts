@@ -36,7 +36,7 @@ export interface StreamConsumerDecl {
   retryAttempts: number;
   /** The consumer sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
-  /** The function's timeout (default 60 s). */
+  /** The function's timeout (default DEFAULT_CONSUMER_TIMEOUT_SECONDS). */
   timeoutSeconds?: number;
   /**
    * It writes unconditional, idempotent items in batches (BatchWriteItem, granted on its keys
@@ -49,6 +49,9 @@ export interface StreamConsumerDecl {
    */
   keys: readonly PartitionKeyPattern[];
 }
+
+/** A consumer's timeout unless it declares one. */
+export const DEFAULT_CONSUMER_TIMEOUT_SECONDS = 60;
 
 export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
   {

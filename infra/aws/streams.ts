@@ -19,7 +19,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EventSourceMapping, FilterCriteria, FilterRule, StartingPosition, type IEventSourceDlq } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { KeyPattern, StreamConsumerDecl, StreamFilter } from '../../functions/streams/registry.js';
+import { DEFAULT_CONSUMER_TIMEOUT_SECONDS, type KeyPattern, type StreamConsumerDecl, type StreamFilter } from '../../functions/streams/registry.js';
 import { TABLE_READ, TABLE_WRITE } from './access.js';
 import type { MailIdentity } from './email.js';
 import { CatalogueFunction, ENV, tableStatement } from './function.js';
@@ -83,7 +83,7 @@ export class StreamConsumers extends Construct {
         entry: consumer.entry,
         component: `stream.${consumer.name}`,
         description: consumer.description,
-        timeout: Duration.seconds(consumer.timeoutSeconds ?? 60),
+        timeout: Duration.seconds(consumer.timeoutSeconds ?? DEFAULT_CONSUMER_TIMEOUT_SECONDS),
         logRemovalPolicy: props.logRemovalPolicy,
         environment: { ...props.environment, [ENV.table]: table.tableName, ...(consumer.sendsMail ? props.mail!.environment() : {}) },
         statements: [

@@ -80,7 +80,7 @@ async function waitForDynamo(url: string, java: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   try {
     for (;;) {
-      if (java.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${java.exitCode} (is Java 17+ installed?)`);
+      if (java.exitCode !== null || java.signalCode !== null) throw new Error(`DynamoDB Local exited with ${java.exitCode ?? java.signalCode} (is Java 17+ installed? is port ${new URL(url).port} taken?)`);
       try {
         await client.send(new ListTablesCommand({}));
         return;
@@ -94,31 +94,109 @@ async function waitForDynamo(url: string, java: ChildProcess): Promise<void> {
   }
 }
 
-/** DynamoDB Local (the Java engine) on a free loopback port, its data in `path` (null: in memory). */
-export async function startDynamoLocal(path: string | null): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const java = spawnDynamo({ port, sharedDb: true, path, stdio: 'ignore' });
+export interface DynamoEngine {
+  url: string;
+  port: number;
+  /** Stops the engine (SIGTERM, then SIGKILL after 5 s); nothing when it is not running. */
+  stop(): Promise<void>;
+  /**
+   * Ends the engine with `signal` and waits for its exit: SIGKILL is a crash (nothing flushed,
+   * sockets reset), SIGTERM a clean stop. For fault tests; `start()` brings it back.
+   */
+  kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
+  /** Starts the engine again on the same port and data (after `kill`): a data dir keeps its items. */
+  start(): Promise<void>;
+}
+
+/**
+ * DynamoDB Local (the Java engine) on a loopback port (`port`, else a free one), its data in
+ * `path` (null: in memory).
+ */
+export async function startDynamoLocal(path: string | null, opts: { port?: number } = {}): Promise<DynamoEngine> {
+  const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  let java: ChildProcess | undefined;
   const killJava = () => {
-    if (java.exitCode === null) java.kill('SIGKILL');
+    if (java && java.exitCode === null && java.signalCode === null) java.kill('SIGKILL');
   };
-  process.once('exit', killJava);
-  const stop = async () => {
+  const end = async (signal: 'SIGKILL' | 'SIGTERM') => {
     process.removeListener('exit', killJava);
-    if (java.exitCode !== null) return;
-    const exited = new Promise<void>((r) => java.once('exit', () => r()));
-    java.kill('SIGTERM');
+    const running = java;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise<void>((r) => running.once('exit', () => r()));
+    running.kill(signal);
     const timer = setTimeout(killJava, 5000);
     await exited;
     clearTimeout(timer);
   };
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForDynamo(url, java);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { url, stop };
+  const start = async () => {
+    java = spawnDynamo({ port, sharedDb: true, path, stdio: 'ignore' });
+    process.once('exit', killJava);
+    try {
+      await waitForDynamo(url, java);
+    } catch (err) {
+      await end('SIGKILL');
+      throw err;
+    }
+  };
+  await start();
+  return { url, port, stop: () => end('SIGTERM'), kill: end, start };
+}
+
+/** An emulator on a fixed loopback port that can be stopped and started again (fault tests). */
+export interface Emulator {
+  url: string;
+  port: number;
+  /** Closes the server and every open connection; nothing when it is not running. */
+  stop(): Promise<void>;
+  /** Listens again on the same port (and, for storage, on the same directory). */
+  start(): Promise<void>;
+}
+
+/**
+ * The SES emulator on a loopback port (`port`, else a free one). It keeps the e-mails it
+ * accepted in memory, per process (its module's store): a stop and start in one process keeps them.
+ */
+export async function startMailEmulator(opts: { port?: number } = {}): Promise<Emulator> {
+  const port = opts.port ?? (await freePort());
+  let server: { close(cb: () => void): void; closeAllConnections?: () => void } | undefined;
+  const emulator: Emulator = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      const running = server;
+      server = undefined;
+      if (running) await new Promise<void>((r) => { running.closeAllConnections?.(); running.close(() => r()); });
+    },
+    start: async () => {
+      server ??= (await startSes({ host: '127.0.0.1', port })) as unknown as NonNullable<typeof server>;
+    },
+  };
+  await emulator.start();
+  return emulator;
+}
+
+/** The S3 emulator on a loopback port (`port`, else a free one), its objects in `directory`, the pictures bucket created. */
+export async function startStorageEmulator(directory: string, opts: { port?: number } = {}): Promise<Emulator> {
+  const port = opts.port ?? (await freePort());
+  let server: S3rver | undefined;
+  const emulator: Emulator = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      const running = server;
+      server = undefined;
+      if (running) await running.close();
+    },
+    start: async () => {
+      if (server) return;
+      const s3rver = new S3rver({ port, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: LOCAL_PICTURES_BUCKET }] });
+      await s3rver.run();
+      server = s3rver;
+    },
+  };
+  await emulator.start();
+  return emulator;
 }
 
 /** Where DynamoDB Local keeps the data of a data dir. */
@@ -140,16 +218,13 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     for (const s of stops.reverse()) await s().catch((err: unknown) => console.error('stopping an engine failed:', err));
   };
   try {
-    const mailPort = await freePort();
-    const mailServer = (await startSes({ host: '127.0.0.1', port: mailPort })) as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
-    stops.push(() => new Promise((r) => { mailServer.closeAllConnections?.(); mailServer.close(() => r()); }));
-    const mail = `http://127.0.0.1:${mailPort}`;
+    const mailer = await startMailEmulator();
+    stops.push(() => mailer.stop());
+    const mail = mailer.url;
 
-    const s3Port = await freePort();
-    const s3rver = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: s3Dir, configureBuckets: [{ name: LOCAL_PICTURES_BUCKET }] });
-    await s3rver.run();
-    stops.push(() => s3rver.close());
-    const s3 = `http://127.0.0.1:${s3Port}`;
+    const storage = await startStorageEmulator(s3Dir);
+    stops.push(() => storage.stop());
+    const s3 = storage.url;
 
     const secretsServer = await startSecretsEmulator(secretsDir);
     stops.push(() => new Promise((r) => { secretsServer.server.closeAllConnections(); secretsServer.server.close(() => r()); }));

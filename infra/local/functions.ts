@@ -41,8 +41,12 @@ export function loadHandler<E = unknown, R = unknown>(entry: string): Promise<La
  */
 const deadlineMs = () => Number(process.env.LOCAL_FUNCTION_DEADLINE_MS ?? 29_000);
 
-export function lambdaContext(name: string): Context {
-  const deadline = Date.now() + deadlineMs();
+/**
+ * The context of one invocation. `timeoutMs`: the function's own timeout (stream consumers and
+ * jobs declare theirs); default the API deadline above.
+ */
+export function lambdaContext(name: string, timeoutMs = deadlineMs()): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: name,

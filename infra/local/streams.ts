@@ -31,7 +31,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { matchesFilter, STREAM_CONSUMERS, type StreamConsumerDecl } from '../../functions/streams/registry.js';
+import { DEFAULT_CONSUMER_TIMEOUT_SECONDS, matchesFilter, STREAM_CONSUMERS, type StreamConsumerDecl } from '../../functions/streams/registry.js';
 import { lambdaContext, loadHandler } from './functions.js';
 
 export interface StreamPollerOptions {
@@ -50,6 +50,11 @@ export interface StreamPollerOptions {
 
 export interface StreamPoller {
   streamArn: string;
+  /**
+   * Resolves after a pass over every shard that began after the call and found no new record:
+   * the consumers have handled everything written before the call, and what they wrote meanwhile.
+   */
+  caughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +74,8 @@ interface ShardState {
 }
 
 const REGION = 'us-east-1';
+/** A consumer's timeout, as its function has on AWS (infra/aws/streams.ts). */
+const consumerTimeoutMs = (consumer: StreamConsumerDecl) => (consumer.timeoutSeconds ?? DEFAULT_CONSUMER_TIMEOUT_SECONDS) * 1000;
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REDISCOVER_MS = 5_000;
 
@@ -213,7 +220,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
     for (let attempt = 0; pending.length > 0; attempt++) {
       let failedFrom: number;
       try {
-        const out = await handler({ Records: pending }, lambdaContext(`stream.${consumer.name}`));
+        const out = await handler({ Records: pending }, lambdaContext(`stream.${consumer.name}`, consumerTimeoutMs(consumer)));
         const failed = new Set((out?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         if (failed.size === 0) return;
         failedFrom = pending.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));
@@ -267,9 +274,14 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
     return records.length;
   }
 
+  /** Passes begun so far, and who waits for a quiet pass begun after a given one. */
+  let passes = 0;
+  let waiting: { after: number; resolve: () => void }[] = [];
+
   async function loop(): Promise<void> {
     while (!stopping) {
       try {
+        const pass = ++passes;
         if (Date.now() - lastDiscovery > REDISCOVER_MS) await discover();
         let read = 0;
         for (const s of shards.values()) {
@@ -277,6 +289,11 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
           if (!s.done) read += await poll(s);
         }
         saveCheckpoint();
+        if (read === 0) {
+          const done = waiting.filter((w) => w.after < pass);
+          waiting = waiting.filter((w) => w.after >= pass);
+          for (const w of done) w.resolve();
+        }
         if (read === 0) await sleep(idleMs);
       } catch (err) {
         if (stopping) break;
@@ -290,11 +307,14 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
   const running = loop();
   return {
     streamArn,
+    caughtUp: () => new Promise<void>((resolve) => waiting.push({ after: passes, resolve })),
     stop: async () => {
       stopping = true;
       if (timer) clearTimeout(timer);
       wake?.();
       await running;
+      for (const w of waiting) w.resolve();
+      waiting = [];
       saveCheckpoint(true);
       dynamo.destroy();
       streams.destroy();

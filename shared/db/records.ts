@@ -122,7 +122,8 @@ export function storedFromItem<R extends BaseRecord>(item: Item | null | undefin
 /** The count of a counter item (no item: 0). */
 export const countFromItem = (item: Item | null | undefined): number => Number(item?.n ?? 0);
 
-function orderingItems<R extends BaseRecord>(def: EntityDef<R>, r: R): Item[] {
+/** The ordering entries of a record (each ordering ascending and descending), as its writes put them. */
+export function orderingItems<R extends BaseRecord>(def: EntityDef<R>, r: R): Item[] {
   const extra = def.filterAttributes?.(r) ?? {};
   const sw = searchText(def.searchFields?.(r) ?? []);
   return Object.entries(def.orderings).flatMap(([name, o]) =>

@@ -8,22 +8,30 @@
  *  1. the rest is cut into batches of at most 99 items and each batch is saved in a journal item
  *     beside the record (`<record pk>` / `J#<rev>#<write>#<n>`), inert until the record has that
  *     revision by that write (the record item names the write that made it: `write`);
- *  2. the main plan is committed (on failure the journal items are deleted and the error thrown);
+ *  2. the main plan is committed; a deletion's main plan also puts a marker beside the record
+ *     (`<record pk>` / `W` { rev, write }: the record is gone, so the marker names the write
+ *     whose journal this is). On a failure that says the transaction was not committed (a
+ *     cancellation, a refused request) the journal items are deleted; on one that leaves it
+ *     unknown (a timeout, a reset connection, a 5xx: the commit may have happened) they are left,
+ *     inert unless the record has that revision by that write;
  *  3. each batch is applied in a transaction that also deletes its journal item (condition: it
  *     still exists), so a batch is applied exactly once even if two writers finish it at once.
  *     Batches touch distinct items (a plan names an item once), so they are applied
  *     APPLY_AT_ONCE at a time: a write at the maxima (~600 index items, 8–10 batches) waits for
  *     three rounds of transactions, not ten.
- * The request returns only after step 3, so what it wrote is complete when it returns. A write
- * that dies between 2 and 3 leaves journal items of the record's current revision: the next
- * writer of the record applies them first (finishJournal), before reading the record again.
+ * The request returns only after step 3 (a deletion's marker is then deleted), so what it wrote
+ * is complete when it returns. A write that dies between 2 and 3 leaves journal items of the
+ * record's current revision: the next writer of the record applies them first (finishJournal),
+ * before reading the record again, and the relations consumer does so at the record's stream
+ * record; a deletion's, which no later write will find, the relations consumer applies at the
+ * record's REMOVE (finishDeletion).
  */
 import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../concurrency.js';
-import type { Item, ItemKey } from './batch.js';
+import { queryAll, type Item, type ItemKey } from './batch.js';
 import { db, tableName } from './client.js';
-import { cancellationReasons, isTransactionConflict, retryOnConflict } from './errors.js';
-import { commit, type WritePlan } from './records.js';
+import { cancellationReasons, isTransactionConflict, isUnavailable, retryOnConflict } from './errors.js';
+import { commit, itemPlan, joinPlans, put, type WritePlan } from './records.js';
 
 const MAX_ITEMS = 100;
 /** JSON bytes of operations per journal item (DynamoDB's item limit is 400 KB). */
@@ -123,21 +131,43 @@ export async function stageJournal(rest: WritePlan, recordPk: string, rev: numbe
   return entries;
 }
 
+/** The marker of a staged deletion whose journal is not applied yet: the record is gone, the marker names its write. */
+const deletionKey = (recordPk: string): ItemKey => ({ pk: recordPk, sk: 'W' });
+
 /**
  * Commits `main` and `rest` (see above); `recordPk`, `rev` and `write` name the record's new
- * revision and the write (the main plan's record item carries `write`).
+ * revision and the write (the main plan's record item carries `write`; a deletion's, `deletion`,
+ * its marker).
  */
-export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: string, rev: number, write: string): Promise<void> {
+export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: string, rev: number, write: string, opts: { deletion?: boolean } = {}): Promise<void> {
   if (main.items.length + rest.items.length <= MAX_ITEMS) {
     await commit(main, rest);
     return;
   }
   const entries = await stageJournal(rest, recordPk, rev, write);
+  const marked = opts.deletion ? joinPlans(main, itemPlan(put({ ...deletionKey(recordPk), rev, write }))) : main;
   try {
-    await commit(main);
+    await commit(marked);
   } catch (err) {
-    await Promise.all(entries.map((e) => db().send(new DeleteCommand({ TableName: tableName(), Key: e.key }))));
+    // Not committed for sure: the journal goes (if that fails too, it stays inert). Maybe committed: it stays.
+    if (!isUnavailable(err)) await Promise.all(entries.map((e) => db().send(new DeleteCommand({ TableName: tableName(), Key: e.key })))).catch(() => undefined);
     throw err;
   }
   await mapLimit(entries, APPLY_AT_ONCE, applyBatch);
+  if (opts.deletion) await db().send(new DeleteCommand({ TableName: tableName(), Key: deletionKey(recordPk) }));
+}
+
+/**
+ * Finishes a staged deletion whose writer died before applying its journal (the relations
+ * consumer, at the record's REMOVE): when the record is gone and its marker is there, the
+ * marker's journal is applied, the journals of writes that never committed are dropped, and the
+ * marker goes. True when there was one to finish.
+ */
+export async function finishDeletion(recordPk: string): Promise<boolean> {
+  const items = await queryAll(recordPk);
+  const marker = items.find((i) => i.sk === 'W');
+  if (!marker || items.some((i) => i.sk === 'R')) return false;
+  await finishJournal(journalOf(items), Number(marker.rev), String(marker.write));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: deletionKey(recordPk) }));
+  return true;
 }

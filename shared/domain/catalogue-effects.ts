@@ -14,7 +14,9 @@
  *    refreshed without it, their reverse items reconciled, its own reverse items dropped, and
  *    then its tombstone is cleared (a user account: the news articles it wrote);
  *  - any title changed → a journal its writer left unapplied (staged.ts: the writer died after
- *    committing the record) is applied, so its index items never wait for its next write.
+ *    committing the record) is applied, so its index items never wait for its next write; a
+ *    title deleted by a staged write whose writer died → that deletion's journal is applied (its
+ *    index items go, its links' counts come down: staged.ts finishDeletion).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, type Item } from '../db/batch.js';
@@ -24,6 +26,7 @@ import { db, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
 import { cascadeDone } from '../db/cascades.js';
+import { finishDeletion } from '../db/staged.js';
 import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
 import { afterAccountDeleted, afterTitleDeleted, afterTitleRenamed } from './playlist-effects.js';
 import { afterReviewDeleted } from './review-effects.js';
@@ -169,6 +172,8 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
   // derived items are finished now rather than at its next write. (Animes and mangas: their
   // reconcile reads them the same way.)
   if (!deleted && SWEPT[kind]) await loadCurrent(SWEPT[kind], id);
+  // A title deleted by a staged write whose writer died before applying its journal: applied now.
+  if (deleted && (SOURCES[kind] || SWEPT[kind])) await finishDeletion(recordKeyOfKind(kind, id).pk);
   if (kind === 'NEWS') return;
   if (SOURCES[kind] && !deleted) {
     await reconcileSource(kind, id);

@@ -63,7 +63,7 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
       const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}) });
       const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
       const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
-      await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write);
+      await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
       return;
     } catch (err) {
       if (err instanceof SlotsMoved) {

@@ -3,13 +3,16 @@
  * delete list items of the same three titles and vote on their reviews all at once (450+
  * requests in flight in two waves); afterwards every number — the titles' members, scored_by,
  * score, favorites and statistics, every list's counts and every review's helpful_count —
- * equals a recount from the items and votes.
+ * equals a recount from the items and votes (test/support/recount.ts: as the API shows them, and
+ * every counter and derived item of the table). Then 100 users edit one title's items at once.
  * A request the service refuses with 503 (transactions that kept conflicting) is retried after
  * its Retry-After, as a client would; none may fail otherwise.
  */
 import { describe, expect, it } from 'vitest';
 import { expectJson, send, uniqueName, type Sent } from '../support/contract.js';
 import { useServer } from '../support/server.js';
+import { expectApiRecount, expectRecount, recount } from '../support/recount.js';
+import type { Item } from '../support/tables.js';
 import { rng } from '../support/rng.js';
 
 const server = useServer();
@@ -78,35 +81,53 @@ describe('exact numbers under concurrency', () => {
     ]);
     expect(requests).toBeGreaterThanOrEqual(450);
 
-    // The recount: every user's items, as the user reads them back.
-    const expected = new Map(titles.map((t) => [t.id, { counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<string, number>, votes: Array(11).fill(0) as number[], favorites: 0 }]));
-    for (const auth of users) {
-      const page = expectJson(await send(server, 'GET', `${ITEMS}?limit=100`, { headers: auth }), 200);
-      const mine = Object.fromEntries(STATUSES.map((s) => [s, 0]));
-      for (const item of page.results) {
-        const e = expected.get(item.anime.id)!;
-        e.counts[item.status]! += 1;
-        e.votes[item.score]! += 1;
-        if (item.is_favorite) e.favorites += 1;
-        mine[item.status]! += 1;
-      }
-      const list = expectJson(await send(server, 'GET', '/api/playlists/animelist/', { headers: auth }), 200);
-      expect(list.counts).toEqual({ ...mine, total: page.results.length });
-      expect(page.count).toBe(page.results.length);
-    }
+    // The recount: every user's items, as the user reads them back, and the whole table.
+    await expectApiRecount(server, users, titles.map((t) => t.id));
+    await expectRecount(server.background!.streams);
     for (const t of titles) {
-      const e = expected.get(t.id)!;
-      const scoredBy = e.votes.slice(1).reduce((a, b) => a + b, 0);
-      const sum = e.votes.reduce((a, n, s) => a + n * s, 0);
-      const score = scoredBy === 0 ? null : Math.floor((200 * sum + scoredBy) / (2 * scoredBy)) / 100;
-      const members = Object.values(e.counts).reduce((a, b) => a + b, 0);
-      const stats = expectJson(await send(server, 'GET', `/api/animes/${t.id}/stats/`), 200);
-      expect(stats).toMatchObject({ ...e.counts, total: members, scored_by: scoredBy, score });
-      expect(stats.scores.map((s: { votes: number }) => s.votes)).toEqual(e.votes.slice(1));
-      expect(expectJson(await send(server, 'GET', `/api/animes/${t.id}/`), 200)).toMatchObject({ members, scored_by: scoredBy, score, favorites: e.favorites });
       // The review's helpful_count: the voters whose last vote was yes.
       const [review] = expectJson(await send(server, 'GET', `/api/animes/${t.id}/reviews/`), 200).results;
       expect(review.helpful_count).toBe(helpful.get(review.id));
+    }
+  });
+
+  it('100 simultaneous list edits of one title, then 100 more, leave its numbers equal to a recount', { timeout: 600_000 }, async () => {
+    const random = rng(100);
+    const editor = (await server.user('contributor')).auth;
+    const title = expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Hot') }, headers: editor }), 201);
+    const users = await Promise.all(Array.from({ length: 100 }, async () => (await server.user('member')).auth));
+    const values = () => ({ status: STATUSES[Math.floor(random() * STATUSES.length)], score: Math.floor(random() * 11), is_favorite: random() < 0.3 });
+    const started = Date.now();
+    const items = await Promise.all(users.map(async (auth) => ({ auth, item: expectJson(await insist(auth, 'POST', ITEMS, { anime_id: title.id, ...values() }), 201) })));
+    await Promise.all(
+      items.map(async ({ auth, item }) => {
+        if (random() < 0.2) expect((await insist(auth, 'DELETE', `${ITEMS}${item.id}/`)).status).toBe(204);
+        else expect((await insist(auth, 'PATCH', `${ITEMS}${item.id}/`, values())).status).toBe(200);
+      }),
+    );
+    console.log(`200 edits of one title: ${Date.now() - started} ms`);
+    await expectApiRecount(server, users, [title.id]);
+    const table = await expectRecount(server.background!.streams);
+
+    // The recount can fail: each of these changes to a copy of the items read is reported.
+    const key = (re: RegExp) => [...table.keys()].find((k) => re.test(k))!;
+    const corruptions: Record<string, (m: Map<string, Item>) => void> = {
+      'a title counter one too high': (m) => void (m.get(`ANIME#${title.id} R`)!.st_dropped = Number(m.get(`ANIME#${title.id} R`)!.st_dropped ?? 0) + 1),
+      'a listed posting gone': (m) => void m.delete(key(new RegExp(`^ANIME#${title.id}#L `))),
+      "a list's count wrong": (m) => void (m.get(key(/^ANIMELIST#[^#]+ R$/))!.n_watching = 99),
+      "an item's vector gone": (m) => void m.delete(key(/^ANIMELIST#[^#]+#V /)),
+      'an index entry gone': (m) => void m.delete(key(new RegExp(`^ANIME#O#name#A .*${title.id}$`))),
+      'a name claim gone': (m) => void m.delete(key(/^ANIME#U#name#/)),
+      'a slot naming another record': (m) => void (m.get(key(/^ANIME#SLOT /))!.id = 'someone-else'),
+      'a journal of the current write left': (m) => {
+        const t = m.get(`ANIME#${title.id} R`)!;
+        m.set(`ANIME#${title.id} J#x`, { pk: `ANIME#${title.id}`, sk: 'J#x', rev: t.rev, write: t.write, ops: [] });
+      },
+    };
+    for (const [what, change] of Object.entries(corruptions)) {
+      const copy = new Map([...table].map(([k, v]) => [k, structuredClone(v)]));
+      change(copy);
+      expect(recount(copy), what).not.toEqual([]);
     }
   });
 });

@@ -21,6 +21,8 @@ export { emailsTo, emailToken, waitForEmail, type ReceivedEmail } from './mail.j
 export { call, type Res } from './http.js';
 
 export interface TestServer extends Server {
+  /** The file's stream poller and scheduler (useServer, unless `background: false`). */
+  background?: Background;
   /** A new active user of this role and an access token for it. */
   user(role: Role): Promise<{ id: string; username: string; token: string; auth: Record<string, string> }>;
 }
@@ -76,7 +78,7 @@ export function useServer(opts: { background?: boolean; contract?: boolean } = {
     user: (role) => createTestUser(role),
   };
   if (opts.contract !== false) server.transport = (req) => sendChecked(server.url, inject('contractProxy') ?? null, req);
-  if (opts.background !== false) useBackground();
+  if (opts.background !== false) server.background = useBackground();
   beforeAll(async () => {
     gateway = await startGateway(0);
     server.url = gateway.url;

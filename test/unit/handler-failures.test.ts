@@ -19,6 +19,7 @@ import { routes } from '../../functions/genres/routes.js';
 import { createOperation, getOperation, listOperation, updateOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
+import { lambdaContext } from '../../infra/local/functions.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -103,6 +104,15 @@ describe('an unavailable database → 503 with Retry-After', () => {
       expectUnavailable(await invokeApi(create, apiEvent('api/genres-create.json')));
     });
   }
+
+  it('a database that does not answer (a hung engine): the function answers 503 at its own deadline, it does not hang', async () => {
+    ddb.on(GetCommand).callsFake(() => new Promise(() => undefined));
+    const started = Date.now();
+    const out = await get(apiEvent('api/genres-get.json'), lambdaContext('genres.get', 300));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const body = JSON.parse(out.body!);
+    expectUnavailable({ status: out.statusCode, headers: out.headers, body });
+  });
 
   it('the cursor key cannot be read (Secrets Manager down) → 503, not 400', async () => {
     try {

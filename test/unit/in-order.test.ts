@@ -1,0 +1,55 @@
+/**
+ * The stream consumers' record loop (functions/streams/in-order.ts): records in order, the first
+ * failed one reported with those after it; a record that fails because the table is unavailable
+ * is tried again within the invocation while its time lasts, and only reported when it runs out
+ * (a given-up record would leave what the consumer derives wrong: docs/decisions.md X1).
+ */
+import type { Context, DynamoDBRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { inOrder, OUTAGE_MARGIN_MS } from '../../functions/streams/in-order.js';
+import { lambdaContext } from '../../infra/local/functions.js';
+import { serviceUnavailable } from '../../shared/http/problem.js';
+
+const record = (seq: string): DynamoDBRecord => ({ eventName: 'MODIFY', dynamodb: { SequenceNumber: seq, Keys: { pk: { S: `GENRE#${seq}` }, sk: { S: 'R' } } } });
+const outage = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+
+/** A handler whose apply fails for record `seq` as `failures` says (one entry per try), and the keys it applied. */
+function consumer(plan: Record<string, (() => Error)[]>) {
+  const applied: string[] = [];
+  const tries: Record<string, number> = {};
+  const handler = inOrder('test change', async (keys) => {
+    const seq = String(keys.pk).split('#')[1]!;
+    tries[seq] = (tries[seq] ?? 0) + 1;
+    const fail = plan[seq]?.shift();
+    if (fail) throw fail();
+    applied.push(seq);
+  });
+  return { handler, applied, tries };
+}
+
+describe('stream consumers: records in order', () => {
+  it('a table outage is waited out within the invocation: every record applied, in order, none reported', async () => {
+    const c = consumer({ '2': [outage, outage, () => serviceUnavailable(1)] });
+    const out = await c.handler({ Records: [record('1'), record('2'), record('3')] }, lambdaContext('stream.test', 120_000));
+    expect(out).toEqual({ batchItemFailures: [] });
+    expect(c.applied).toEqual(['1', '2', '3']);
+    expect(c.tries['2']).toBe(4);
+  });
+
+  it('an outage outlasting the invocation: the record is reported (the mapping retries from it) and nothing after it applied', async () => {
+    const c = consumer({ '2': Array.from({ length: 100 }, () => outage) });
+    const context: Context = { ...lambdaContext('stream.test'), getRemainingTimeInMillis: () => OUTAGE_MARGIN_MS + 500 };
+    const out = await c.handler({ Records: [record('1'), record('2'), record('3')] }, context);
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
+    expect(c.applied).toEqual(['1']);
+    expect(c.tries['2']).toBeLessThanOrEqual(3);
+  });
+
+  it('any other error is reported at once', async () => {
+    const c = consumer({ '1': [() => new TypeError('a bug')] });
+    const out = await c.handler({ Records: [record('1'), record('2')] }, lambdaContext('stream.test', 120_000));
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
+    expect(c.tries['1']).toBe(1);
+    expect(c.applied).toEqual([]);
+  });
+});
