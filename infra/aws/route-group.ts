@@ -15,6 +15,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
 import { routeGrants, routeKeys, tableActions, type SecretKey } from './access.js';
+import { functionMemory } from '../function-memory.js';
 import { originAccess } from './edge.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
@@ -82,6 +83,7 @@ export class RouteGroupStack extends NestedStack {
         entry: props.entry(decl),
         component: decl.name,
         description: key,
+        memorySize: functionMemory(decl.name, entry.method === 'GET' ? 'read' : 'write'),
         logRemovalPolicy: shared.logRemovalPolicy,
         ...(decl.packageFiles ? { packageFiles: decl.packageFiles } : {}),
         ...routeAccess(decl, shared, () => this.picturesBucketArn(shared.pictures)),

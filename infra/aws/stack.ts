@@ -32,6 +32,7 @@ import { AUTHORIZER_ENTRY, CATCH_ALL_ENTRY, ROUTES } from '../../functions/regis
 import { Router } from '../../shared/http/router.js';
 import { gatewayPath, routeEntry, type RouteDecl } from '../../shared/http/route.js';
 import { AUTHORIZER, routeThrottle, THROTTLE } from '../api-config.js';
+import { functionMemory } from '../function-memory.js';
 import { AUTHORIZER_KEYS } from './access.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';
 import { ApiEdge, EdgeStack, edgeStackName, originAccess } from './edge.js';
@@ -164,6 +165,7 @@ export class CatalogueStack extends Stack {
       entry: AUTHORIZER_ENTRY,
       component: 'authorizer',
       description: 'Lambda authorizer of the protected routes',
+      memorySize: functionMemory('authorizer', 'read'),
       logRemovalPolicy,
       environment: {
         [ENV.baseUrl]: baseUrl,
@@ -194,6 +196,7 @@ export class CatalogueStack extends Stack {
       entry: CATCH_ALL_ENTRY,
       component: 'catch-all',
       description: 'Default route: 404, 405, 308 and CORS preflights',
+      memorySize: functionMemory('catch-all', 'read'),
       logRemovalPolicy,
       environment: { ...common, ...origin.environment },
       statements: origin.statements,

@@ -26,6 +26,7 @@ import { promisify } from 'node:util';
 import type { GetCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { AUTHORIZER_ENTRY } from '../../functions/registry.js';
+import { FUNCTION_MEMORY, FUNCTION_MEMORY_FILE, type FunctionMemory } from '../../infra/function-memory.js';
 import { lambdaContext, loadHandler } from '../../infra/local/functions.js';
 import type { ApiEvent, ApiResult, AuthorizerContext } from '../../shared/http/handler.js';
 import { routeEntry } from '../../shared/http/route.js';
@@ -321,6 +322,28 @@ function chooseMemory(fn: string, kind: 'read' | 'write', invs: Invocation[]): F
   return { fn, kind, memory, p50: median(invs.map((i) => modelledMs(i, memory, 0))), p99: percentile(invs.map((i) => modelledMs(i, memory, 1)), 99), lambda: price(memory) };
 }
 
+/**
+ * Writes the chosen memory per function to infra/function-memory.json (infra/function-memory.ts),
+ * with the setting chosen most often for each kind as the default of the functions the workloads
+ * do not exercise (the larger one on a tie). Returns the file's path.
+ */
+function saveMemory(opts: BenchOptions, costs: FunctionCost[]): string {
+  const mode = (kind: 'read' | 'write') => {
+    const counts = new Map<number, number>();
+    for (const c of costs.filter((x) => x.kind === kind)) counts.set(c.memory, (counts.get(c.memory) ?? 0) + 1);
+    const best = [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0];
+    return best?.[0] ?? FUNCTION_MEMORY.default[kind];
+  };
+  const file: FunctionMemory = {
+    chosenBy: `npm run bench -- --only=cost --save-memory (scale ${opts.scale}, seed ${opts.seed}, ${new Date().toISOString().slice(0, 10)}; budgets p99 ${BUDGET_MS.read} ms reads, ${BUDGET_MS.write} ms writes; docs/cost.md)`,
+    default: { read: mode('read'), write: mode('write') },
+    functions: Object.fromEntries(costs.map((c) => [c.fn, c.memory] as const).sort(([a], [b]) => a.localeCompare(b))),
+  };
+  const path = fileURLToPath(FUNCTION_MEMORY_FILE);
+  writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
+  return path;
+}
+
 export async function costSection(env: BenchEnv, opts: BenchOptions): Promise<SectionBody> {
   return withStore(env, opts, async (store) => {
     const samplesPerRoute = opts.quick ? 5 : 30;
@@ -369,6 +392,7 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
   const authInvs = profiles.flatMap((p) => p.authInv);
   const fnCosts = new Map([...byFn].map(([fn, f]) => [fn, chooseMemory(fn, f.kind, f.invs)]));
   const authCost = authInvs.length > 0 ? chooseMemory('authorizer', 'read', authInvs) : null;
+  const saved = opts.saveMemory ? saveMemory(opts, [...fnCosts.values(), ...(authCost ? [authCost] : [])]) : null;
   const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
   /** Cost per request of one route, split by service (USD). */
   const routeCost = (p: Profile) => {
@@ -477,6 +501,7 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
     '',
     table(['Route', 'Share of requests', 'Per million of this route', 'Share of the mix\'s cost', 'RRU / request', 'WRU / request', 'Invocations'], topRows(writeMixCost.rows)),
     '',
+    ...(saved ? [`Written to ${saved} (\`--save-memory\`): what \`cdk deploy\` gives each API function.`, ''] : []),
     `#### Functions: measured CPU, DynamoDB rounds, chosen memory (budget: modelled p99 ≤ ${BUDGET_MS.read} ms for reads, ${BUDGET_MS.write} ms for writes; at least ${MIN_MEMORY_MB} MB)`,
     '',
     table(['Function', 'Kind', 'Samples', 'CPU p50 / p99 (this machine)', 'DynamoDB rounds (median)', 'Memory', 'Modelled duration p50 / p99', 'Lambda duration per million'], fnRows),

@@ -25,6 +25,8 @@ export interface BenchOptions {
   dataDir: string;
   /** The community section keeps its store in `dataDir` (DATA_DIR given); otherwise DynamoDB Local runs in memory. */
   keepCommunity: boolean;
+  /** The cost section writes the memory it chose per function to infra/function-memory.json (what the stack deploys). */
+  saveMemory: boolean;
 }
 
 export const USAGE = `npm run bench -- [--quick] [--only=<section>[,<section>…]] [--out=<file>] [--genres=<n>]
@@ -34,6 +36,8 @@ export const USAGE = `npm run bench -- [--quick] [--only=<section>[,<section>…
   --genres      records inserted for the pagination section (default 50000; 3000 with --quick)
   --scale       the catalogue and community sections' data: mal (default), tenth (a tenth of mal) or small (default with --quick);
                 without --only, --scale runs the catalogue section alone
+  --save-memory the cost section writes the memory it chose per function to infra/function-memory.json
+                (what \`cdk deploy\` gives each API function; review the diff and commit it)
   --seed        its seed (default 1), and the fuzz section's; --today=YYYY-MM-DD its date (default: the kept store's, else today)
   DATA_DIR=<dir> where DynamoDB Local keeps its files when the catalogue section runs (default
                 /dev/shm/catalogue-bench); a catalogue loaded there before (same scale, seed, date) is reused.
@@ -45,6 +49,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   let quick = false;
+  let saveMemory = false;
   let only: SectionName[] | null = null;
   let out = resolve(REPO_ROOT, 'bench-report.md');
   let genres: number | null = null;
@@ -66,6 +71,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         return 'help';
       case '--quick':
         quick = true;
+        break;
+      case '--save-memory':
+        saveMemory = true;
         break;
       case '--only': {
         const names = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -103,5 +111,5 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   // `--scale` alone names the catalogue section's run.
   const sections = SECTIONS.filter((s) => (only === null ? scale === null || s === 'catalogue' : only.includes(s)));
   const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'catalogue-bench');
-  return { quick, sections, out, genres: genres ?? (quick ? 3000 : 50_000), scale: scale ?? (quick ? 'small' : 'mal'), seed, today, dataDir, keepCommunity: Boolean(process.env.DATA_DIR) };
+  return { quick, sections, out, genres: genres ?? (quick ? 3000 : 50_000), scale: scale ?? (quick ? 'small' : 'mal'), seed, today, dataDir, keepCommunity: Boolean(process.env.DATA_DIR), saveMemory };
 }

@@ -11,6 +11,7 @@ import { AUTHORIZER, ROUTE_THROTTLE, ROUTE_THROTTLE_BY_POLICY, routeThrottle, TH
 import { CAPABILITY_GRANTS, capabilitiesOf, routeKeys, TABLE_READ, TABLE_WRITE } from '../../infra/aws/access.js';
 import { FAILURE_RETENTION, MAX_RECORD_AGE } from '../../infra/aws/streams.js';
 import { ENV } from '../../infra/aws/function.js';
+import { FUNCTION_MEMORY, functionMemory } from '../../infra/function-memory.js';
 import { functionEnvironment } from '../../infra/local/runtime.js';
 import { TABLE } from '../../shared/db/table.js';
 import { POLICIES } from '../../shared/http/rate-limits.js';
@@ -64,16 +65,28 @@ describe('functions', () => {
     expect(helpers.some((d) => d.includes('auto-deleting objects'))).toBe(true);
   });
 
-  it('every declared function: Node.js 22, arm64, 1024 MB (or its job\'s own), a timeout, its own log group, ESM bundle entry', () => {
+  it('every declared function: Node.js 22, arm64, its memory (an API function\'s from infra/function-memory.json, a job\'s own, else 1024 MB), a timeout, its own log group, ESM bundle entry', () => {
+    const routeKind = new Map(ROUTES.map((r) => [r.name, r.method === 'GET' ? ('read' as const) : ('write' as const)]));
+    const memoryOf = (c: string) =>
+      routeKind.has(c) ? functionMemory(c, routeKind.get(c)!) : c === 'authorizer' || c === 'catch-all' ? functionMemory(c, 'read') : (JOBS.find((j) => `job.${j.name}` === c)?.memoryMB ?? 1024);
     for (const f of fns.filter((x) => x.component !== undefined)) {
       expect(f.properties.Runtime, f.component).toBe('nodejs22.x');
       expect(f.properties.Architectures, f.component).toEqual(['arm64']);
-      expect(f.properties.MemorySize, f.component).toBe(JOBS.find((j) => `job.${j.name}` === f.component)?.memoryMB ?? 1024);
+      expect(f.properties.MemorySize, f.component).toBe(memoryOf(f.component!));
       expect(f.properties.Timeout, f.component).toBeGreaterThanOrEqual(10);
       expect(f.properties.Handler, f.component).toBe('index.handler');
       expect(f.properties.LoggingConfig?.LogGroup?.Ref, f.component).toBeDefined();
       expect(f.env.NODE_OPTIONS).toBe('--enable-source-maps');
     }
+  });
+
+  it('infra/function-memory.json names only functions that exist, with settings Lambda accepts', () => {
+    const names = new Set([...routeNames, 'authorizer', 'catch-all']);
+    for (const [name, mb] of Object.entries(FUNCTION_MEMORY.functions)) {
+      expect(names.has(name), `${name}: no such API function (a stale entry: run the cost section with --save-memory again)`).toBe(true);
+      expect(Number.isInteger(mb) && mb >= 128 && mb <= 10_240, name).toBe(true);
+    }
+    for (const mb of Object.values(FUNCTION_MEMORY.default)) expect(Number.isInteger(mb) && mb >= 128 && mb <= 10_240).toBe(true);
   });
 
   it('the log groups have a retention', () => {
