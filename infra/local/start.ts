@@ -14,12 +14,13 @@ if (unknown.length > 0) {
   console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm start [-- --fresh]   (env: PORT, DATA_DIR)`);
   process.exit(2);
 }
-const port = Number(process.env.PORT ?? 3000);
+// An empty PORT (`PORT= npm start`) is unset, not port 0 (a random port).
+const port = Number(process.env.PORT || 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a port number, not ${process.env.PORT}`);
   process.exit(2);
 }
-const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+const dataDir = resolve(process.env.DATA_DIR || '.data');
 
 const fresh = args.includes('--fresh');
 const runtime = await startLocal({ port, dataDir, fresh, persist: true, importCatalogue: !fresh });
