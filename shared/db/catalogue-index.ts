@@ -552,6 +552,13 @@ export async function queryIndex<R extends BaseRecord>(
     const budget = exactList(def, q) ? q.limit + 1 : budgetFor(density);
     if (first.force === 'list' || !rangeFirst) return walk('list', list.pk, budget, undefined);
   }
+  // The query's one condition is a range on the ordering's own number (`min_score` with `ordering=score`
+  // or `-score`): a key range of the partition walked, every entry of which matches, so a page reads
+  // limit + 1 entries rather than the range whole (measured: ~100 ms of CPU for a range of ~1,200).
+  const own = ranges.find((r) => r.number.ordering === q.ordering);
+  if (own && first.force === undefined && unique.length === 0 && Object.keys(q.equals).length === 0 && q.terms.length === 0 && Object.keys(q.atLeast ?? {}).length === 1) {
+    return walk('walk', orderingPk(d, q.ordering, q.descending), q.limit + 1, rangeBounds(def, own, q.descending));
+  }
   if (smallest && first.force !== 'walk' && (first.force === 'driver' || smallest.n <= perRead * reads)) {
     const whole = await readWhole(smallest.pk, smallest.bounds, reads, limit);
     calls += whole.reads;

@@ -20,6 +20,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -253,6 +254,8 @@ interface Profile {
   fn: string;
   kind: 'read' | 'write';
   samples: number;
+  /** Samples left out: a major collection of the bench process ran during them. */
+  dropped: number;
   fnInv: Invocation[];
   authInv: Invocation[];
 }
@@ -271,18 +274,33 @@ function invocationOf(cpu: NodeJS.CpuUsage, wallMs: number, calls: SdkCall[], re
   };
 }
 
-/** A full collection when the bench runs with --expose-gc (package.json's bench script). */
-const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+/**
+ * Major collections of the bench process (which holds the generated store: hundreds of MB), as
+ * [start, end] in performance.now() time. A sample during which one ran is left out: its CPU time
+ * would include a pause of a heap no function has (forcing a collection before each sample instead
+ * made every function slower: V8 then drops the compiled code it ages).
+ */
+const majorCollections: [number, number][] = [];
+let gcObserver: PerformanceObserver | null = null;
+function watchCollections(): void {
+  gcObserver ??= new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } | null }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) majorCollections.push([e.startTime, e.startTime + e.duration]);
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+/** Whether a major collection overlapped [t0, t1] (the observer's entries arrive after a timer turn). */
+async function collectedDuring(t0: number, t1: number): Promise<boolean> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return majorCollections.some(([a, b]) => a < t1 && b > t0);
+}
 
 /** Invokes the request's authorizer (signed-in routes) and function as API Gateway would, measuring each. */
-async function invokeMeasured(env: BenchEnv, req: LoadRequest): Promise<{ fn: Invocation; auth: Invocation | null; status: number }> {
+async function invokeMeasured(env: BenchEnv, req: LoadRequest): Promise<{ fn: Invocation; auth: Invocation | null; status: number; collected: boolean }> {
   const token = req.headers?.authorization?.replace(/^Bearer /, '');
   const prepared = prepareEvent({ method: req.method, path: req.path, body: req.body, ...(token ? { token } : {}) }, env.host);
   let auth: Invocation | null = null;
   env.sdk.take();
-  // The bench process holds the generated store (hundreds of MB): collected now, not during a measured
-  // invocation, whose CPU time would then include a pause a function's small heap never has.
-  collectGarbage();
+  const start = performance.now();
   if (prepared.authorizerEvent) {
     const authorize = await loadHandler<APIGatewayRequestAuthorizerEventV2, { isAuthorized: boolean; context: AuthorizerContext }>(AUTHORIZER_ENTRY);
     const logs0 = loggedBytes();
@@ -299,7 +317,7 @@ async function invokeMeasured(env: BenchEnv, req: LoadRequest): Promise<{ fn: In
   const t0 = performance.now();
   const result = await handler(prepared.event, lambdaContext(prepared.route.name));
   const fn = invocationOf(process.cpuUsage(cpu0), performance.now() - t0, env.sdk.take(), Buffer.byteLength(result.body ?? ''), loggedBytes() - logs0);
-  return { fn, auth, status: result.statusCode };
+  return { fn, auth, status: result.statusCode, collected: await collectedDuring(start, performance.now()) };
 }
 
 /** Modelled duration on Lambda at `memory` MB: the CPU time stretched by the memory's share of a vCPU, plus DynamoDB's round trips. */
@@ -355,6 +373,7 @@ export async function costSection(env: BenchEnv, opts: BenchOptions): Promise<Se
     const samplesPerRoute = opts.quick ? 5 : 30;
     const runId = `c${Date.now().toString(36)}`;
     env.sdk.measureCapacity = true;
+    watchCollections();
     try {
       const users = await freshUsers(runId, opts.quick ? 100 : 400);
       const reads = await readMix(store, opts.quick ? 600 : 4000, 300);
@@ -366,7 +385,7 @@ export async function costSection(env: BenchEnv, opts: BenchOptions): Promise<Se
         for (const req of list) {
           const key = `${kind}\u0000${req.route}`;
           let p = profiles.get(key);
-          if (!p) profiles.set(key, (p = { route: req.route, fn: req.fn, kind, samples: 0, fnInv: [], authInv: [] }));
+          if (!p) profiles.set(key, (p = { route: req.route, fn: req.fn, kind, samples: 0, dropped: 0, fnInv: [], authInv: [] }));
           // The first request of a route warms its function (module loaded, clients connected): not counted.
           if (p.samples === 0 && p.fnInv.length === 0) {
             const warm = await invokeMeasured(env, req);
@@ -377,6 +396,10 @@ export async function costSection(env: BenchEnv, opts: BenchOptions): Promise<Se
           if (p.fnInv.length >= samplesPerRoute) continue;
           const r = await invokeMeasured(env, req);
           if (r.status !== req.expect) throw new Error(`${req.method} ${req.path}: ${r.status}`);
+          if (r.collected) {
+            p.dropped++;
+            continue;
+          }
           p.fnInv.push(r.fn);
           if (r.auth) p.authInv.push(r.auth);
         }
@@ -384,6 +407,7 @@ export async function costSection(env: BenchEnv, opts: BenchOptions): Promise<Se
       return renderCost(opts, [...profiles.values()].filter((p) => p.fnInv.length > 0), share);
     } finally {
       env.sdk.measureCapacity = false;
+      gcObserver?.disconnect();
     }
   });
 }
@@ -517,6 +541,7 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
       'Every kind of request of both mixes (workloads.ts) invoked directly with the events API Gateway sends (invoke.ts), the authorizer first on signed-in routes (it runs on every such request: no result caching, infra/api-config.ts), one at a time after a warm-up request; CPU time (user + system of this process), DynamoDB calls and their rounds, consumed read and write units as DynamoDB Local reports them, response and log bytes per invocation.',
       `Lambda duration at memory M = CPU time × max(1, ${LAMBDA_FULL_VCPU_MB} / M) (this machine's core taken as Lambda's arm64 vCPU) + one DynamoDB latency per round (${Object.entries(AWS_LATENCY).map(([op, [a, b]]) => `${op} ${a}/${b}`).join(', ')} ms p50/p99: assumptions, not measurements). Each function gets the cheapest memory whose modelled p99 is within budget.`,
       'API Gateway per request; Lambda per invocation (authorizer included) and per GB-second; DynamoDB per request unit; CloudWatch Logs per byte logged (the function\'s own line plus ~500 bytes of Lambda\'s START/END/REPORT lines per invocation); data out per response byte (+600 bytes of headers).',
+      `Samples: ${profiles.reduce((n, p) => n + p.fnInv.length, 0)} function and ${authInvs.length} authorizer invocations; ${profiles.reduce((n, p) => n + p.dropped, 0)} left out because a major collection of the bench process's own heap (the generated store) ran during them.`,
       `Cold starts: per function, environments ≈ its request rate × its duration (at least 1), each recycled every ${ENV_LIFETIME_MINUTES} minutes; the init (${DEFAULT_INIT_MS} ms) is billed at the function's memory.`,
     ],
     body,

@@ -228,7 +228,7 @@ describe('the catalogue planner against the contract', () => {
     );
   });
 
-  it('reads a min_score range whole when its buckets say it is small, and ends a walk in the score ordering where the range ends', async () => {
+  it('reads a min_score range whole when its buckets say it is small, walks the score ordering when the range is the one condition, and ends a walk there where the range ends', async () => {
     const kind = `R${newId().replace(/[^A-Za-z]/g, '').slice(0, 8).toUpperCase()}`;
     const def: TitleDef<AnimeRecord> = { entity: { ...animeEntity, kind }, index: { ...animeIndex, kind }, relations: ANIME_RELATIONS };
     const scores = [null, null, null, null, 5, 6.5, 7.99, 8, 8.01, 8.5, 9.25, 10, null, 7.5];
@@ -280,6 +280,14 @@ describe('the catalogue planner against the contract', () => {
         expect(calls.length).toBe(Math.max(1, Math.ceil(ids.length / 2)));
         expect(calls.every((c) => c === 2)).toBe(true);
       }
+    }
+    // Not forced, the range the one condition: the score ordering is walked (a page reads limit + 1
+    // entries), not the range read whole, although its buckets say it is small.
+    for (const descending of [true, false]) {
+      expect((await query(8, 'score', descending)).strategy).toBe('walk');
+      const { ids, calls } = await walk(8, 'score', descending);
+      expect(ids).toEqual(expected(8, 'score', descending));
+      expect(calls.every((c) => c === 2)).toBe(true);
     }
     // Past the range: a cursor beyond its end reads nothing; one before its start reads it all.
     const past = await query(8, 'score', true, 'walk', { d: 'n', k: '0' });
