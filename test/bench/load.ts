@@ -235,7 +235,7 @@ const ENV_LIFETIME_MINUTES = 30;
 /** Jikan's order of traffic (the issue): requests a month, and the share of writes assumed for it. */
 const MONTHLY_REQUESTS = 100_000_000;
 const WRITE_SHARE = 0.05;
-/** Cold module load plus first-request setup per function, ms at a full vCPU (bench `bundles` section; replaced by its figure when run with it). */
+/** Billed init of a cold start per function (the runtime's start, the module load, the first request's SDK import and connection), ms: an assumption above the `bundles` section's cold-start measure. */
 const DEFAULT_INIT_MS = 150;
 
 interface Invocation {
