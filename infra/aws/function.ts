@@ -1,15 +1,14 @@
 /**
- * Every function of the service is a CatalogueFunction: one TypeScript entry module bundled by
- * esbuild (locally installed, never Docker) into a minified ESM bundle with the AWS SDK inside,
- * Node.js 22 on arm64 (DESIGN.md §5), its own log group with a retention, and its own role whose
- * only policy is written here: the log permissions plus the statements its caller passes. No
- * managed policies, no wildcard actions.
+ * Every function of the service is a CatalogueFunction: one TypeScript entry module packaged by
+ * esbuild (locally installed, never Docker; bundling.ts) into minified ESM with the AWS SDK
+ * inside, Node.js 22 on arm64 (DESIGN.md §5), its own log group with a retention, and its own
+ * role whose only policy is written here: the log permissions plus the statements its caller
+ * passes. No managed policies, no wildcard actions.
  */
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Tags } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Tags, type ILocalBundling } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -17,7 +16,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { KeyPattern } from '../../shared/db/key-patterns.js';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
-import { ALIASES, BUNDLE_TARGET, MAIN_FIELDS, REQUIRE_BANNER } from './bundling.js';
+import { bundleFunction, ENTRY_FILE } from './bundling.js';
+import { packageFiles } from './package-files.js';
 import { acknowledge, REASONS } from './nag.js';
 
 /** The repository root: entries are relative to it, and it is the bundling project root. */
@@ -50,7 +50,7 @@ export interface CatalogueFunctionProps {
 }
 
 export class CatalogueFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -67,11 +67,9 @@ export class CatalogueFunction extends Construct {
       description: `Runs ${props.component}`,
       inlinePolicies: { access: new PolicyDocument({ statements: [logs, ...(props.statements ?? [])] }) },
     });
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: `${REPO_ROOT}${props.entry}`,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.entry),
+      handler: `${ENTRY_FILE.replace(/\.mjs$/, '')}.handler`,
       description: props.description.slice(0, 256),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
@@ -85,24 +83,33 @@ export class CatalogueFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        mainFields: MAIN_FIELDS,
-        banner: REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        // Stack traces map to file and line; the sources themselves need not ship.
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        externalModules: [],
-        logLevel: LogLevel.WARNING,
-        esbuildArgs: Object.fromEntries(Object.entries(ALIASES(REPO_ROOT)).map(([from, to]) => [`--alias:${from}`, to])),
-      },
     });
     Tags.of(this.function).add(COMPONENT_TAG, props.component);
     acknowledge(this.function, 'AwsSolutions-L1', REASONS.nodeRuntime);
   }
+}
+
+/**
+ * The function's package (bundling.ts), built by esbuild in this process when the stack is
+ * synthesized; the asset's hash is that of the package. The entry is a property of the local
+ * bundling, so that it is part of the CDK's cache key of the asset (assets of equal options are
+ * staged once). Docker is never used: the image is there because the CDK's bundling options
+ * require one.
+ */
+class FunctionPackaging implements ILocalBundling {
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleFunction(REPO_ROOT, this.entry, outputDir, packageFiles(this.entry));
+    return true;
+  }
+}
+
+function functionCode(entry: string): Code {
+  return Code.fromAsset(REPO_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: { image: DockerImage.fromRegistry('unused'), local: new FunctionPackaging(entry) },
+  });
 }
 
 /**
