@@ -18,14 +18,13 @@
  * are exact when the request returns. Votes do not raise `rev` (they change no field of the
  * record; `hc` is conditioned instead), so a vote and an edit never pass each other unnoticed.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { notFound } from '../http/problem.js';
 import type { CountedReview, ReviewKindDef, ReviewRecord } from '../domain/reviews.js';
 import { reviewIndex } from '../domain/reviews.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { vectorOf, type Vector } from './catalogue-index.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
 import type { KeyPattern } from './key-patterns.js';
 import { del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
@@ -181,8 +180,8 @@ export async function topReviewsPage(q: { kind?: string; withoutSpoilers: boolea
  * backwards, at most `limit` entries (one Query).
  */
 export async function recentReviews(kind: ReviewKindDef, limit: number): Promise<TopEntry[]> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': 'pk' },
@@ -198,8 +197,8 @@ export async function recentReviews(kind: ReviewKindDef, limit: number): Promise
 // ---- What the relations consumer reads for cascades
 
 async function sortKeys(pk: string, limit: number, prefix?: string): Promise<string[]> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :p)',
       ExpressionAttributeNames: { '#pk': 'pk', ...(prefix === undefined ? {} : { '#sk': 'sk' }) },

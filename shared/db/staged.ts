@@ -18,10 +18,9 @@
  * that dies between 2 and 3 leaves journal items of the record's current revision: the next
  * writer of the record applies them first (finishJournal), before reading the record again.
  */
-import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../concurrency.js';
 import type { Item, ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { cancellationReasons, isTransactionConflict, retryOnConflict } from './errors.js';
 import { commit, type WritePlan } from './records.js';
 
@@ -63,8 +62,7 @@ async function applyBatch(entry: JournalEntry): Promise<void> {
   let ops = entry.ops;
   for (;;) {
     const failed = await retryOnConflict(() =>
-      db()
-        .send(new TransactWriteCommand({ TransactItems: [...ops, remove] as never }))
+      send((c) => new c.TransactWriteCommand({ TransactItems: [...ops, remove] as never }))
         .then(() => null)
         .catch((err: unknown) => {
           const reasons = cancellationReasons(err);
@@ -93,7 +91,7 @@ export async function finishJournal(entries: readonly JournalEntry[], rev: numbe
     if (e.rev === rev && e.write === write) {
       await applyBatch(e);
       applied = true;
-    } else if (e.rev <= rev) await db().send(new DeleteCommand({ TableName: tableName(), Key: e.key }));
+    } else if (e.rev <= rev) await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: e.key }));
   }
   return applied;
 }
@@ -119,7 +117,7 @@ export async function stageJournal(rest: WritePlan, recordPk: string, rev: numbe
     bytes += size;
   }
   close();
-  await Promise.all(entries.map((e) => db().send(new PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, write: e.write, ops: e.ops } }))));
+  await Promise.all(entries.map((e) => send((c) => new c.PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, write: e.write, ops: e.ops } }))));
   return entries;
 }
 
@@ -136,7 +134,7 @@ export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: s
   try {
     await commit(main);
   } catch (err) {
-    await Promise.all(entries.map((e) => db().send(new DeleteCommand({ TableName: tableName(), Key: e.key }))));
+    await Promise.all(entries.map((e) => send((c) => new c.DeleteCommand({ TableName: tableName(), Key: e.key }))));
     throw err;
   }
   await mapLimit(entries, APPLY_AT_ONCE, applyBatch);

@@ -16,11 +16,10 @@
  *  - any title changed → a journal its writer left unapplied (staged.ts: the writer died after
  *    committing the record) is applied, so its index items never wait for its next write.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, type Item } from '../db/batch.js';
 import { canonicalJson } from '../json.js';
 import { postingIds } from '../db/catalogue-index.js';
-import { db, tableName } from '../db/client.js';
+import { send, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
 import { cascadeDone } from '../db/cascades.js';
@@ -113,8 +112,8 @@ async function updateAppearances(id: string): Promise<void> {
 /** Marks a title's record changed without changing it, so its stream record runs its reconcile in order. */
 async function touch(kind: string, id: string): Promise<void> {
   try {
-    await db().send(
-      new UpdateCommand({
+    await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: recordKeyOfKind(kind, id),
         UpdateExpression: 'SET touched_at = :t',

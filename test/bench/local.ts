@@ -13,7 +13,7 @@ import { ensureTable } from '../../infra/local/engines.js';
 import { LOCAL_TABLE, startLocal, type LocalRuntime } from '../../infra/local/runtime.js';
 import type { Role } from '../../shared/auth/roles.js';
 import { signToken } from '../../shared/auth/tokens.js';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { commit } from '../../shared/db/records.js';
 import { newAccount } from '../../shared/domain/accounts.js';
 import { newId } from '../../shared/ids.js';

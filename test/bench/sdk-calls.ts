@@ -5,7 +5,7 @@
  * logical call once (retries are counted apart, from the response metadata) with its input as
  * the caller wrote it.
  */
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { secretsClient } from '../../shared/secrets.js';
 
 export interface SdkCall {
