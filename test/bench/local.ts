@@ -17,7 +17,7 @@ import { db } from '../../shared/db/sdk.js';
 import { commit } from '../../shared/db/records.js';
 import { newAccount } from '../../shared/domain/accounts.js';
 import { newId } from '../../shared/ids.js';
-import { secretsClient } from '../../shared/secrets.js';
+import { closeAwsConnections } from '../../shared/aws-request.js';
 import { HttpClient } from './http.js';
 import { instrumentSdk, type SdkCallRecorder } from './sdk-calls.js';
 
@@ -117,7 +117,7 @@ export async function startBenchEnv(opts: { dataDir?: string } = {}): Promise<Be
         await runtime.stop();
       } finally {
         db().destroy();
-        secretsClient().destroy();
+        closeAwsConnections();
         restoreStdout();
         if (!kept) rmSync(dataDir, { recursive: true, force: true });
       }

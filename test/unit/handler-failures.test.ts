@@ -12,7 +12,6 @@ import {
   type CancellationReason,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/genres/routes.js';
@@ -20,9 +19,10 @@ import { createOperation, getOperation, listOperation, updateOperation } from '.
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 
 const list = createHandler(routes.list, listOperation(genres));
 const get = createHandler(routes.get, getOperation(genres));
@@ -66,14 +66,13 @@ function expectUnavailable(res: { status: number; headers: Record<string, string
 }
 
 beforeAll(() => {
-  secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key' }).resolves({ SecretString: 'unit-test-cursor-key' });
+  secrets.set('cursor-key', 'unit-test-cursor-key');
 });
 beforeEach(() => {
   ddb.reset();
 });
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 describe('an unavailable database → 503 with Retry-After', () => {
@@ -108,7 +107,7 @@ describe('an unavailable database → 503 with Retry-After', () => {
     try {
       // Another secret id, so the key cached by the other tests is not used.
       process.env.CURSOR_SECRET_ID = 'cursor-key-unreachable';
-      secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key-unreachable' }).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      secrets.unreachable('cursor-key-unreachable');
       const res = await invokeApi(list, apiEvent('api/genres-list.json', { rawQueryString: 'ordering=-anime_count&limit=5&cursor=abc.def' }));
       expectUnavailable(res);
       expect(ddb.calls()).toHaveLength(0);

@@ -4,7 +4,6 @@
  * logging. Log level DEBUG so that every line that could be written is written.
  */
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer/handler.js';
@@ -14,6 +13,7 @@ import { createOperation, listOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi, loadEvent } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
 vi.hoisted(() => {
   // Every line that could be written is written, and Powertools is asked to log events.
@@ -22,7 +22,7 @@ vi.hoisted(() => {
 });
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 const create = createHandler(routes.create, createOperation(genres));
 const list = createHandler(routes.list, listOperation(genres));
 
@@ -56,13 +56,12 @@ function expectClean(logs: string) {
 
 beforeAll(async () => {
   const { publicSet } = await generateSigningKeys();
-  secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key' }).resolves({ SecretString: 'unit-test-cursor-key' });
-  secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public' }).resolves({ SecretString: JSON.stringify(publicSet) });
+  secrets.set('cursor-key', 'unit-test-cursor-key');
+  secrets.set('jwt-public', JSON.stringify(publicSet));
 });
 beforeEach(() => ddb.reset());
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 const body = JSON.stringify({ name: 'Mecha', description: `${BODY_MARKER} giant robots` });
