@@ -1,7 +1,7 @@
 /**
  * What the functions log: one structured line per request, and never the Authorization header
- * or the request body (shared/log.ts) — not even when a deployment turns on Powertools' event
- * logging. Log level DEBUG so that every line that could be written is written.
+ * or the request body (shared/log.ts) — not even when a deployment sets Powertools' variable for
+ * event logging. Log level DEBUG so that every line that could be written is written.
  */
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -16,7 +16,7 @@ import { apiEvent, invokeApi, loadEvent } from '../support/lambda.js';
 import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
 vi.hoisted(() => {
-  // Every line that could be written is written, and Powertools is asked to log events.
+  // Every line that could be written is written, and event logging is asked for (Powertools' variable).
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'DEBUG', POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
   delete process.env.POWERTOOLS_DEV;
 });
