@@ -1,6 +1,7 @@
 import { createHandler } from '../../shared/http/handler.js';
+import { parseMultipart } from '../../shared/http/multipart-parser.js';
 import { uploadPicture } from '../../shared/http/uploads.js';
 import { persons } from '../../shared/domain/persons.js';
 import { routes } from './routes.js';
 
-export const handler = createHandler(routes.createPicture, uploadPicture(persons));
+export const handler = createHandler(routes.createPicture, uploadPicture(persons), { parseMultipart });

@@ -21,14 +21,13 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { accessClaims, callerFromAuthorization, callerOf } from '../auth/identity.js';
+import { callerOf, InvalidToken, type TokenClaims } from '../auth/claims.js';
 import { hasRole, isRole, type Caller } from '../auth/roles.js';
-import { InvalidToken, type TokenClaims } from '../auth/tokens.js';
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { authFromItem, authKeyOf } from '../db/users.js';
 import { issuesToErrors } from '../domain/fields.js';
 import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
-import { formBody, isMultipartContentType, multipartLimits, parseMultipart, type MultipartForm } from './multipart.js';
+import { formBody, isMultipartContentType, multipartLimits, type MultipartForm, type MultipartParser } from './multipart.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
 import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
 import { requestLimits } from './rate-limiter.js';
@@ -119,20 +118,30 @@ async function authenticate(
     if (fromAuthorizer.status !== 'user' || !isRole(fromAuthorizer.role)) throw invalidToken();
     caller = { user_id: fromAuthorizer.user_id!, username: fromAuthorizer.username!, role: fromAuthorizer.role };
   } else if (!fromAuthorizer && headers.authorization !== undefined) {
-    // No authorizer ran (public routes): a token that is sent must still be valid (§2.1).
-    if (route.access === 'public') pending = await accessClaims(headers.authorization);
-    else caller = await callerFromAuthorization(headers.authorization);
+    // No authorizer ran (public routes): a token that is sent must still be valid (§2.1). Token
+    // verification (jose) is imported by the first request that sends one.
+    const identity = await import('../auth/identity.js');
+    if (route.access === 'public') pending = await identity.accessClaims(headers.authorization);
+    else caller = await identity.callerFromAuthorization(headers.authorization);
   }
   if (route.access === 'public') return { caller, pending };
   if (!caller) throw new HttpError('authentication-required', 'Authentication credentials were not provided.');
   return { caller, pending };
 }
 
+/** What a function hands to createHandler besides its route and operation. */
+export interface HandlerOptions {
+  /** The multipart parser (multipart-parser.ts) of a route declared with `bodyType: 'multipart'`. */
+  parseMultipart?: MultipartParser;
+}
+
 /** The request checks, in the precedence order of §1.4, producing the ApiRequest. */
-function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodObject): middy.MiddlewareObj<ApiEvent, ApiResult> {
+function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodObject, options: HandlerOptions): middy.MiddlewareObj<ApiEvent, ApiResult> {
   const params = route.params ?? idParams(pathParamNames(route.path));
   const allowedQuery = new Set(Object.keys(query.shape));
   const multipart = route.bodyType === 'multipart';
+  const parseMultipart = options.parseMultipart;
+  if (multipart && !parseMultipart) throw new Error(`${route.name}: a multipart route's function hands its parser to createHandler`);
   const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
   const limits = multipart ? multipartLimits(route.body as z.ZodObject) : undefined;
   return {
@@ -180,7 +189,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
           if (!isMultipartContentType(headers['content-type'])) {
             throw new HttpError('unsupported-media-type', 'The body must be sent as multipart/form-data.');
           }
-          form = await parseMultipart(bytes, headers['content-type']!, limits!);
+          form = await parseMultipart!(bytes, headers['content-type']!, limits!);
           rawBody = Object.assign(Object.create(null) as Record<string, unknown>, Object.fromEntries(form.files), Object.fromEntries(form.fields));
         } else if (route.body && bytes.length > 0) {
           if (!isJsonContentType(headers['content-type'])) {
@@ -284,11 +293,11 @@ function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
 }
 
 /** Builds the Lambda handler of a declared route. */
-export function createHandler<R extends RouteDecl>(route: R, operation: Operation<R>) {
+export function createHandler<R extends RouteDecl>(route: R, operation: Operation<R>, options: HandlerOptions = {}) {
   return middy<ApiEvent, ApiResult, Error, Context>()
     .use(lambdaLogging())
     .use(observe(route.name))
-    .use(interpret(route, operation, pageQuerySchema(route)))
+    .use(interpret(route, operation, pageQuerySchema(route), options))
     .use(represent(route))
     .handler(async (event) => (await operation(requests.get(event) as ApiRequest<R>)) as unknown as ApiResult);
 }
