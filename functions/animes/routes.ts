@@ -14,7 +14,7 @@ import { ANIME_RECOMMENDATIONS } from '../../shared/domain/recommendations.js';
 import { titleRecommendationsRoute } from '../../shared/http/recommendation-routes.js';
 import { ANIME_LIST, statsRead } from '../../shared/domain/playlists.js';
 import { orderingParam } from '../../shared/http/schemas.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 const OWN = [titleKeys(animeTitle)];
 const CAST = [titleKeys(animeTitle), 'CHARACTER#*', 'PERSON#*', TOMBSTONE_KEYS];

@@ -1,5 +1,5 @@
 /** The operations on /api/genres/ (API.md §4.0 catalogue CRUD pattern, §4.4). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mangaTitle } from '../../shared/db/mangas.js';
 import { entityKeys } from '../../shared/db/records.js';
 import { genreEntity } from '../../shared/db/taxonomy.js';

@@ -1,5 +1,5 @@
 /** The operations on /api/mangas/ (API.md §4.0 catalogue CRUD pattern, §4.7). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mangaTitle } from '../../shared/db/mangas.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { mangas } from '../../shared/domain/mangas.js';

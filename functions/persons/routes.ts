@@ -11,7 +11,7 @@ import { authoredFilters, authoredItem, authoredOrderings, voiceFilters, voiceIt
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 // Writes that drop uploaded pictures (PUT, PATCH, DELETE) queue their files (FILE#GONE); reads
 // and the creation (which has none to drop) keep to the persons' items.

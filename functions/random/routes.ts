@@ -3,7 +3,7 @@
  * among the kind's records (shared/db/slots.ts), in its detail shape; `fields` only; no ETag,
  * never cached.
  */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
 import { animes } from '../../shared/domain/animes.js';
 import { characters } from '../../shared/domain/characters.js';
@@ -11,7 +11,7 @@ import { mangas } from '../../shared/domain/mangas.js';
 import { persons } from '../../shared/domain/persons.js';
 import { defineRoute } from '../../shared/http/route.js';
 
-function randomRoute<const K extends 'anime' | 'manga' | 'character' | 'person'>(kind: K, read: z.ZodObject, noun: string) {
+function randomRoute<const K extends 'anime' | 'manga' | 'character' | 'person'>(kind: K, read: z.ZodMiniObject, noun: string) {
   return defineRoute({
     name: `random.${kind}`, method: 'GET', path: `/api/random/${kind}/`, access: 'public',
     summary: `A random ${noun}`, description: `Drawn uniformly among all ${noun}s, independently of earlier calls; 404 when there is none.`,

@@ -2,14 +2,14 @@
  * Support endpoints (API.md §4.22). They are not among the 151 operations: anyone may call them
  * and they ignore the Authorization header.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineRoute } from '../../shared/http/route.js';
 
 export const routes = {
   schema: defineRoute({
     name: 'support.schema', method: 'GET', path: '/api/schema/', access: 'credentials',
     summary: 'The OpenAPI 3.1 document of this API', cache: 'static',
-    response: { status: 200, schema: z.object({ openapi: z.string() }).loose() },
+    response: { status: 200, schema: z.looseObject({ openapi: z.string() }) },
     keys: [],
   }),
   jwks: defineRoute({

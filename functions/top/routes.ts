@@ -5,7 +5,7 @@
  * filters and order of that run), shown as the records are now (shared/http/top.ts), with the
  * run's `refreshed_at`.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { animeTitle } from '../../shared/db/animes.js';
 import { characterTitle } from '../../shared/db/characters.js';
 import { mangaTitle } from '../../shared/db/mangas.js';

@@ -5,7 +5,7 @@
  * the records they name (§1.2 "References"), videos and pictures keeping their ids by `url`
  * (§3.2, media.ts), and the counts of linked genres, themes and producers (§3.7).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { animeTitle, type AnimeRecord, type Ref } from '../db/animes.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
@@ -22,28 +22,29 @@ import type { TitleResource } from './title-resource.js';
 const broadcastWrite = z
   .strictObject({
     day: oneOf(BroadcastDay),
-    time: z
-      .string()
-      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Enter a time as HH:MM (24-hour).')
-      .nullable()
-      .optional()
-      .transform((v) => v ?? null),
-    timezone: line({ max: 64 })
-      .refine(isTimeZone, 'Not a known IANA time zone.')
-      .optional()
-      .transform((v) => v ?? 'Asia/Tokyo'),
+    time: z.pipe(
+      z.optional(z.nullable(z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Enter a time as HH:MM (24-hour).')))),
+      z.transform((v) => v ?? null),
+    ),
+    timezone: z.pipe(
+      z.optional(line({ max: 64 }).check(z.refine(isTimeZone, 'Not a known IANA time zone.'))),
+      z.transform((v) => v ?? 'Asia/Tokyo'),
+    ),
   })
-  .superRefine((b, ctx) => {
-    if (WEEKDAYS.includes(b.day) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
-  });
+  .check(
+    z.superRefine((b, ctx) => {
+      if (WEEKDAYS.includes(b.day) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
+    }),
+  );
 
 const voiceActorWrite = z.strictObject({ person_id: id(), language: oneOf(Language) });
 const characterWrite = z.strictObject({
   character_id: id(),
   role: oneOf(CharacterRole),
-  voice_actors: distinctList(voiceActorWrite, { max: 20, key: (v) => `${v.person_id} ${v.language}`, message: 'Duplicate voice actor and language.' })
-    .optional()
-    .transform((v) => v ?? []),
+  voice_actors: z.pipe(
+    z.optional(distinctList(voiceActorWrite, { max: 20, key: (v) => `${v.person_id} ${v.language}`, message: 'Duplicate voice actor and language.' })),
+    z.transform((v) => v ?? []),
+  ),
 });
 const staffWrite = z.strictObject({
   person_id: id(),
@@ -52,9 +53,7 @@ const staffWrite = z.strictObject({
 const videoWrite = z.strictObject({
   title: line({ min: 1, max: 200 }),
   url: url(),
-  kind: oneOf(VideoKind)
-    .optional()
-    .transform((v) => v ?? 'other'),
+  kind: z.pipe(z.optional(oneOf(VideoKind)), z.transform((v) => v ?? 'other')),
 });
 const names = distinctList(line({ min: 1, max: 255 }), { max: 20, message: 'Duplicate name.' });
 
@@ -70,8 +69,8 @@ export const animeFields = {
   source: optionalNullable(oneOf(AnimeSource)),
   status: optional(oneOf(AnimeStatus), () => 'upcoming'),
   rating: optionalNullable(oneOf(Rating)),
-  episodes: optionalNullable(z.int().min(1).max(5_000)),
-  duration_seconds: optionalNullable(z.int().min(1).max(86_400)),
+  episodes: optionalNullable(z.int().check(z.gte(1), z.lte(5_000))),
+  duration_seconds: optionalNullable(z.int().check(z.gte(1), z.lte(86_400))),
   aired_from: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
   aired_to: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
   broadcast: optionalNullable(broadcastWrite),
@@ -87,10 +86,10 @@ export const animeFields = {
   pictures: picturesField,
 };
 
-const stamp = { id: z.string(), created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) };
+const stamp = { id: z.string(), created_at: z.string().check(z.meta({ format: 'date-time' })), updated_at: z.string().check(z.meta({ format: 'date-time' })) };
 const refShape = z.object({ id: z.string(), name: z.string() });
-const nullableDate = z.string().meta({ format: 'date' }).nullable();
-const nullableUrl = z.string().meta({ format: 'uri' }).nullable();
+const nullableDate = z.nullable(z.string().check(z.meta({ format: 'date' })));
+const nullableUrl = z.nullable(z.string().check(z.meta({ format: 'uri' })));
 
 export const animeRead = z.object({
   id: stamp.id,
@@ -104,17 +103,17 @@ export const animeRead = z.object({
   synopsis: z.string(),
   background: z.string(),
   media_type: z.enum(AnimeMediaType),
-  source: z.enum(AnimeSource).nullable(),
+  source: z.nullable(z.enum(AnimeSource)),
   status: z.enum(AnimeStatus),
-  rating: z.enum(Rating).nullable(),
-  episodes: z.int().nullable(),
-  duration_seconds: z.int().nullable(),
+  rating: z.nullable(z.enum(Rating)),
+  episodes: z.nullable(z.int()),
+  duration_seconds: z.nullable(z.int()),
   aired_from: nullableDate,
   aired_to: nullableDate,
-  season: z.enum(Season).nullable(),
-  year: z.int().nullable(),
-  broadcast: z.object({ day: z.enum(BroadcastDay), time: z.string().nullable(), timezone: z.string() }).nullable(),
-  next_episode: z.object({ number: z.int(), airs_at: z.string().meta({ format: 'date-time' }) }).nullable(),
+  season: z.nullable(z.enum(Season)),
+  year: z.nullable(z.int()),
+  broadcast: z.nullable(z.object({ day: z.enum(BroadcastDay), time: z.nullable(z.string()), timezone: z.string() })),
+  next_episode: z.nullable(z.object({ number: z.int(), airs_at: z.string().check(z.meta({ format: 'date-time' })) })),
   genres: z.array(refShape),
   themes: z.array(refShape),
   studios: z.array(refShape),
@@ -122,12 +121,12 @@ export const animeRead = z.object({
   licensors: z.array(refShape),
   trailer_url: nullableUrl,
   website: nullableUrl,
-  score: z.number().nullable(),
+  score: z.nullable(z.number()),
   scored_by: z.int(),
   members: z.int(),
   favorites: z.int(),
-  rank: z.int().nullable(),
-  popularity: z.int().nullable(),
+  rank: z.nullable(z.int()),
+  popularity: z.nullable(z.int()),
 });
 
 interface Video {
@@ -206,7 +205,7 @@ export const animes: TitleResource<AnimeRecord> = {
       media_type: enumParam(AnimeMediaType),
       status: enumParam(AnimeStatus),
       season: enumParam(Season),
-      year: yearString().optional(),
+      year: z.optional(yearString()),
       genre: idParam,
       theme: idParam,
       studio: idParam,

@@ -3,7 +3,7 @@
  * options and how an entry becomes an item (shared/http/casts.ts reads them).
  */
 import { animeCard, characterCard } from './cards.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
 import type { CastListing } from '../http/casts.js';
@@ -14,11 +14,11 @@ import { mangaRead } from './mangas.js';
 import { personListItem } from './persons.js';
 import type { CastEntry, StaffEntry } from './reverse-views.js';
 
-const personCard = z.object({ id: z.string(), name: z.string(), image: z.string().meta({ format: 'uri' }).nullable() });
+const personCard = z.object({ id: z.string(), name: z.string(), image: z.nullable(z.string().check(z.meta({ format: 'uri' }))) });
 
-export const castItem = characterListItem.extend({ role: z.enum(CharacterRole), voice_actors: z.array(personCard.extend({ language: z.enum(Language) })) });
-export const staffItem = personListItem.extend({ positions: z.array(z.string()) });
-export const mangaCastItem = characterListItem.extend({ role: z.enum(CharacterRole) });
+export const castItem = z.extend(characterListItem, { role: z.enum(CharacterRole), voice_actors: z.array(z.extend(personCard, { language: z.enum(Language) })) });
+export const staffItem = z.extend(personListItem, { positions: z.array(z.string()) });
+export const mangaCastItem = z.extend(characterListItem, { role: z.enum(CharacterRole) });
 
 export const castOrderings = ['position', 'name', 'favorites'] as const;
 export const staffOrderings = ['position', 'name'] as const;
@@ -77,6 +77,6 @@ export const voiceFilters = { language: enumParam(Language), role: enumParam(Cha
 export const voiceCards = { anime: Object.keys(animeCard.shape), character: Object.keys(characterCard.shape) };
 
 /** An entry of `GET /api/persons/{id}/mangas/` (§4.9): the manga and the person's role in it. */
-export const authoredItem = mangaRead.extend({ author_role: z.enum(AuthorRole) });
+export const authoredItem = z.extend(mangaRead, { author_role: z.enum(AuthorRole) });
 export const authoredOrderings = ['published_from', 'name', 'members'] as const;
 export const authoredFilters = { role: enumParam(AuthorRole) };

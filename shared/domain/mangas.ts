@@ -7,7 +7,7 @@
  * and magazines (§3.7, exact in the write's own transaction).
  */
 import type { LinkedTitles } from '../http/linked-titles.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mangaTitle, type MangaRecord } from '../db/mangas.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors } from '../http/problem.js';
@@ -36,8 +36,8 @@ export const mangaFields = {
   background,
   media_type: optional(oneOf(MangaMediaType), () => 'manga'),
   status: optional(oneOf(MangaStatus), () => 'upcoming'),
-  chapters: optionalNullable(z.int().min(1).max(100_000)),
-  volumes: optionalNullable(z.int().min(1).max(1_000)),
+  chapters: optionalNullable(z.int().check(z.gte(1), z.lte(100_000))),
+  volumes: optionalNullable(z.int().check(z.gte(1), z.lte(1_000))),
   published_from: published(),
   published_to: published(),
   website,
@@ -66,8 +66,8 @@ export const mangaRead = z.object({
   background: a.background,
   media_type: z.enum(MangaMediaType),
   status: z.enum(MangaStatus),
-  chapters: z.int().nullable(),
-  volumes: z.int().nullable(),
+  chapters: z.nullable(z.int()),
+  volumes: z.nullable(z.int()),
   published_from: a.aired_from,
   published_to: a.aired_to,
   authors: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(AuthorRole) })),

@@ -19,7 +19,7 @@
  * alarm). Two runs at once: the second finds the lease taken and does nothing.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
 import { getItems, type Item } from '../db/batch.js';
 import { byKey, completeRun, listWrite, putList, releaseRun, startRun, storedLists, tieKey, type StoredEntry } from '../db/recommendations.js';
@@ -178,7 +178,7 @@ export const PER_CALLER = 100;
 export const SEEDS = 50;
 
 /** `GET /api/{animes|mangas}/{id}/recommendations/`: the title + `votes`. */
-export const perTitleItem = (kind: RecommendationKind) => kind.titles.read.extend({ votes: z.int() });
+export const perTitleItem = (kind: RecommendationKind) => z.extend(kind.titles.read, { votes: z.int() });
 /** `GET /api/recommendations/{anime|manga}/`: the title + `votes` (null for popular) and `source`. */
-export const recommendedItem = (kind: RecommendationKind) => kind.titles.read.extend({ votes: z.int().nullable(), source: z.enum(['personalized', 'popular']) });
-export const refreshedAt = { refreshed_at: z.string().meta({ format: 'date-time' }).nullable() };
+export const recommendedItem = (kind: RecommendationKind) => z.extend(kind.titles.read, { votes: z.nullable(z.int()), source: z.enum(['personalized', 'popular']) });
+export const refreshedAt = { refreshed_at: z.nullable(z.string().check(z.meta({ format: 'date-time' }))) };

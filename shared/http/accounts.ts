@@ -8,7 +8,7 @@
  * causes (outbox items, §6). A concurrent change makes the write fail; it is then retried from
  * the read (`retrying`).
  */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { checkEmailToken, type Purpose } from '../auth/email-tokens.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { isStaff } from '../auth/roles.js';
@@ -54,13 +54,13 @@ export async function retrying<T>(attempt: () => Promise<T>, times = 3, backoffM
 export const userView = (u: UserRecord): UserRecord => inShapeOrder(u, USER_FIELDS);
 
 /** The field errors of a body against a schema, and its value when there are none. */
-export function checkBody<T extends z.ZodType>(schema: T, raw: unknown): { errors: FieldErrors; value?: z.output<T> } {
+export function checkBody<T extends z.ZodMiniType>(schema: T, raw: unknown): { errors: FieldErrors; value?: z.output<T> } {
   const out = schema.safeParse(raw, { reportInput: true });
   return out.success ? { errors: fieldErrors(), value: out.data } : { errors: issuesToErrors(out.error.issues) };
 }
 
 /** The body validated against `schema` (400 with every field error). */
-export function validBody<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
+export function validBody<T extends z.ZodMiniType>(schema: T, raw: unknown): z.output<T> {
   const { errors, value } = checkBody(schema, raw);
   if (value === undefined) throw validationError(errors);
   return value;

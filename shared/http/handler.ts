@@ -20,7 +20,7 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { callerOf, InvalidToken, type TokenClaims } from '../auth/claims.js';
 import { hasRole, isRole, type Caller } from '../auth/roles.js';
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
@@ -62,14 +62,14 @@ export interface ApiRequest<R extends RouteDecl = RouteDecl> {
   /** `{base}`: absolute URLs start with it. */
   baseUrl: string;
   headers: Record<string, string>;
-  params: R['params'] extends z.ZodObject ? z.output<R['params']> : Record<string, string>;
-  query: (R['query'] extends z.ZodObject ? z.output<R['query']> : Record<string, never>) & PageParams;
+  params: R['params'] extends z.ZodMiniObject ? z.output<R['params']> : Record<string, string>;
+  query: (R['query'] extends z.ZodMiniObject ? z.output<R['query']> : Record<string, never>) & PageParams;
   /** The query parameters as sent, in order (repeated in `next`/`previous` links). */
   queryPairs: [string, string][];
   caller: Caller | null;
   ifMatch: EntityTags | null;
   /** The body validated against the route's schema; throws 400 validation-error. */
-  body(): R['body'] extends z.ZodType ? z.output<R['body']> : never;
+  body(): R['body'] extends z.ZodMiniType ? z.output<R['body']> : never;
   /**
    * The parsed body before validation (`{}` when empty): a JSON object, or for a multipart body
    * the first value of each part (an UploadedFile or a string) in an object without a prototype.
@@ -136,14 +136,14 @@ export interface HandlerOptions {
 }
 
 /** The request checks, in the precedence order of §1.4, producing the ApiRequest. */
-function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodObject, options: HandlerOptions): middy.MiddlewareObj<ApiEvent, ApiResult> {
+function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodMiniObject, options: HandlerOptions): middy.MiddlewareObj<ApiEvent, ApiResult> {
   const params = route.params ?? idParams(pathParamNames(route.path));
   const allowedQuery = new Set(Object.keys(query.shape));
   const multipart = route.bodyType === 'multipart';
   const parseMultipart = options.parseMultipart;
   if (multipart && !parseMultipart) throw new Error(`${route.name}: a multipart route's function hands its parser to createHandler`);
   const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
-  const limits = multipart ? multipartLimits(route.body as z.ZodObject) : undefined;
+  const limits = multipart ? multipartLimits(route.body as z.ZodMiniObject) : undefined;
   return {
     before: async (request) => {
       const event = request.event;
@@ -228,7 +228,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
         body: () => {
           if (!validated && multipart) {
             // An empty body has no parts (§1.2: treated as `{}`).
-            validated = { value: formBody(form ?? EMPTY_FORM, route.body as z.ZodObject) };
+            validated = { value: formBody(form ?? EMPTY_FORM, route.body as z.ZodMiniObject) };
           } else if (!validated) {
             const out = route.body!.safeParse(rawBody, { reportInput: true });
             if (!out.success) throw validationError(issuesToErrors(out.error.issues));

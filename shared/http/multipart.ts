@@ -15,7 +15,7 @@
  *
  * Part names are a client's keys: they go into Maps and prototype-free objects only (decision 66).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { issuesToErrors, MSG } from '../domain/fields.js';
 import { addError, fieldErrors, validationError } from './problem.js';
 
@@ -61,39 +61,37 @@ export function isMultipartContentType(header: string | undefined): boolean {
 /** Parses a complete multipart/form-data body (multipart-parser.ts parseMultipart). */
 export type MultipartParser = (body: Buffer | Uint8Array, contentType: string, limits: MultipartLimits) => Promise<MultipartForm>;
 
-const FILE_PARTS = new WeakMap<z.ZodType, { maxBytes: number }>();
+const FILE_PARTS = new WeakMap<z.ZodMiniType, { maxBytes: number }>();
 
 /**
  * The schema of a file part of at most `maxBytes` (an UploadedFile; in the OpenAPI document a
  * binary string). Refine or transform it to judge the content (e.g. shared/domain/images.ts).
  */
 export function filePart(opts: { maxBytes: number }) {
-  const schema = z
-    .custom<UploadedFile>((v) => v instanceof UploadedFile, {
+  const schema = z.custom<UploadedFile>((v) => v instanceof UploadedFile, {
       error: (issue) => (issue.input === undefined ? MSG.required : 'Expected a file (a part with a filename).'),
-    })
-    .meta({ type: 'string', format: 'binary' });
+    }).check(z.meta({ type: 'string', format: 'binary' }));
   FILE_PARTS.set(schema, opts);
   return schema;
 }
 
 /** The file part declaration inside a schema (through optional, default, pipe, transform), if any. */
-function fileDeclaration(schema: z.ZodType): { maxBytes: number } | undefined {
-  let s: z.ZodType | undefined = schema;
+function fileDeclaration(schema: z.ZodMiniType): { maxBytes: number } | undefined {
+  let s: z.ZodMiniType | undefined = schema;
   while (s) {
     const found = FILE_PARTS.get(s);
     if (found) return found;
-    const def = s._zod.def as { in?: z.ZodType; innerType?: z.ZodType };
+    const def = s._zod.def as { in?: z.ZodMiniType; innerType?: z.ZodMiniType };
     s = def.in ?? def.innerType;
   }
   return undefined;
 }
 
 /** The limits of a route's body schema (a strict object of parts). */
-export function multipartLimits(schema: z.ZodObject): MultipartLimits {
+export function multipartLimits(schema: z.ZodMiniObject): MultipartLimits {
   const fileBytes = new Map<string, number>();
   for (const [name, part] of Object.entries(schema.shape)) {
-    const file = fileDeclaration(part as z.ZodType);
+    const file = fileDeclaration(part as z.ZodMiniType);
     if (file) fileBytes.set(name, file.maxBytes);
   }
   // Every declared part once, and some room so unknown ones are named in the 400.
@@ -104,10 +102,10 @@ export function multipartLimits(schema: z.ZodObject): MultipartLimits {
  * The parts validated against the route's body schema (unknown parts are errors of a strict
  * object). All errors at once: 400 validation-error keyed by part name.
  */
-export function formBody<S extends z.ZodObject>(form: MultipartForm, schema: S): z.output<S> {
+export function formBody<S extends z.ZodMiniObject>(form: MultipartForm, schema: S): z.output<S> {
   const errors = fieldErrors();
   const values = Object.create(null) as Record<string, unknown>;
-  const shape = schema.shape as Record<string, z.ZodType>;
+  const shape = schema.shape as Record<string, z.ZodMiniType>;
   for (const [name, file] of form.files) {
     values[name] = file;
     if (Object.hasOwn(shape, name) && !fileDeclaration(shape[name]!)) addError(errors, name, 'Expected a text part, not a file.');

@@ -7,7 +7,7 @@
  * them; JSON routes unchanged. The OpenAPI document shows the multipart body.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
 import { pictureUploadBody } from '../../shared/domain/pictures.js';

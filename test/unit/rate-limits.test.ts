@@ -9,7 +9,7 @@ import { ConditionalCheckFailedException, ProvisionedThroughputExceededException
 import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { rateCounterKey, TTL_MARGIN } from '../../shared/db/rate-counters.js';
 import { createHandler, type ApiEvent, type AuthorizerContext, type Operation } from '../../shared/http/handler.js';
 import { HttpError } from '../../shared/http/problem.js';
@@ -80,7 +80,7 @@ const memberPerIp = defineRoute({
   path: '/api/users/set_password/',
   access: 'member',
   summary: 'Test',
-  body: z.object({}).strict(),
+  body: z.strictObject({}),
   response: { status: 204 },
   rateLimit: { policy: 'token' },
   keys: [],
