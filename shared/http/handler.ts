@@ -45,6 +45,7 @@ import {
 } from './request.js';
 import { pathParamNames, type RouteDecl } from './route.js';
 import { idParams, pageQuerySchema } from './schemas.js';
+import { logger } from '../log.js';
 
 export type { ApiEvent, ApiResult, AuthorizerContext } from './observe.js';
 
@@ -118,11 +119,17 @@ async function authenticate(
     if (fromAuthorizer.status !== 'user' || !isRole(fromAuthorizer.role)) throw invalidToken();
     caller = { user_id: fromAuthorizer.user_id!, username: fromAuthorizer.username!, role: fromAuthorizer.role };
   } else if (!fromAuthorizer && headers.authorization !== undefined) {
-    // No authorizer ran (public routes): a token that is sent must still be valid (§2.1). Token
+    if (route.access !== 'public') {
+      // A protected route is served only behind the authorizer (decision 1; infra tests check
+      // it), which verifies the token: without its verdict the deployment is wrong, not the
+      // request. Its function does not verify tokens itself (decision W7).
+      logger.error('no authorizer verdict on a protected route', { route: route.name });
+      throw new HttpError('internal-error', 'An unexpected error occurred.');
+    }
+    // No authorizer runs on public routes: a token that is sent must still be valid (§2.1). Token
     // verification (jose) is imported by the first request that sends one.
-    const identity = await import('../auth/identity.js');
-    if (route.access === 'public') pending = await identity.accessClaims(headers.authorization);
-    else caller = await identity.callerFromAuthorization(headers.authorization);
+    const { accessClaims } = await import('../auth/identity.js');
+    pending = await accessClaims(headers.authorization);
   }
   if (route.access === 'public') return { caller, pending };
   if (!caller) throw new HttpError('authentication-required', 'Authentication credentials were not provided.');

@@ -260,6 +260,14 @@ describe('the authorizer’s verdict', () => {
     expect(ddb.calls()).toHaveLength(0);
   });
 
+  it('no verdict at all on a contributor route (deployed without its authorizer): 401 without a token, 500 with one; nothing touched', async () => {
+    const anonymous = await invokeApi(create, apiEvent('api/genres-create.json', { authorizer: null, headers: { authorization: undefined } }));
+    expectProblem(anonymous, 401, 'authentication-required');
+    const withToken = await invokeApi(create, apiEvent('api/genres-create.json', { authorizer: null, headers: { authorization: 'Bearer x.y.z' } }));
+    expectProblem(withToken, 500, 'internal-error');
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
   it('a user whose role is too low → 403, before the body is looked at', async () => {
     const res = await invokeApi(create, apiEvent('api/genres-create.json', { authorizer: { ...contributor, role: 'premium' }, body: '{not json' }));
     expectProblem(res, 403, 'forbidden');
