@@ -2,5 +2,6 @@ import { createHandler } from '../../shared/http/handler.js';
 import { randomTitle } from '../../shared/http/titles.js';
 import { animes } from '../../shared/domain/animes.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.anime, randomTitle(animes));
+export const handler = createHandler(routes.anime, randomTitle(animes), { tokens: tokenVerification });

@@ -2,5 +2,6 @@ import { ANIME_RECOMMENDATIONS } from '../../shared/domain/recommendations.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { recommendedTitles } from '../../shared/http/recommendations.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.anime, recommendedTitles(ANIME_RECOMMENDATIONS));
+export const handler = createHandler(routes.anime, recommendedTitles(ANIME_RECOMMENDATIONS), { tokens: tokenVerification });

@@ -2,8 +2,10 @@ import { persons } from '../../shared/domain/persons.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { topOperation } from '../../shared/http/top.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 export const handler = createHandler(
   routes.artists,
   topOperation(persons, (q) => ({ list: 'PERSON#favorite', equals: typeof q.category === 'string' ? { category: q.category } : ({} as Record<string, string>) })),
+  { tokens: tokenVerification },
 );

@@ -22,6 +22,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { callerOf, InvalidToken, type TokenClaims } from '../auth/claims.js';
+import type { TokenVerification } from '../auth/verification.js';
 import { hasRole, isRole, type Caller } from '../auth/roles.js';
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { authFromItem, authKeyOf } from '../db/users.js';
@@ -108,6 +109,7 @@ async function authenticate(
   route: RouteDecl,
   event: ApiEvent,
   headers: Record<string, string>,
+  tokens: TokenVerification | undefined,
 ): Promise<{ caller: Caller | null; pending: TokenClaims | null }> {
   if (route.access === 'credentials') return { caller: null, pending: null };
   let caller: Caller | null = null;
@@ -126,9 +128,8 @@ async function authenticate(
       logger.error('no authorizer verdict on a protected route', { route: route.name });
       throw new HttpError('internal-error', 'An unexpected error occurred.');
     }
-    // No authorizer runs on public routes: a token that is sent must still be valid (§2.1). Token
-    // verification (jose) is imported by the first request that sends one.
-    const { accessClaims } = await import('../auth/identity.js');
+    // No authorizer runs on public routes: a token that is sent must still be valid (§2.1).
+    const { accessClaims } = await tokens!();
     pending = await accessClaims(headers.authorization);
   }
   if (route.access === 'public') return { caller, pending };
@@ -140,6 +141,8 @@ async function authenticate(
 export interface HandlerOptions {
   /** The multipart parser (multipart-parser.ts) of a route declared with `bodyType: 'multipart'`. */
   parseMultipart?: MultipartParser;
+  /** Token verification (shared/auth/verification.ts), which every public route's function names. */
+  tokens?: TokenVerification;
 }
 
 /** The request checks, in the precedence order of §1.4, producing the ApiRequest. */
@@ -149,6 +152,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
   const multipart = route.bodyType === 'multipart';
   const parseMultipart = options.parseMultipart;
   if (multipart && !parseMultipart) throw new Error(`${route.name}: a multipart route's function hands its parser to createHandler`);
+  if (route.access === 'public' && !options.tokens) throw new Error(`${route.name}: a public route's function hands token verification to createHandler`);
   const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
   const limits = multipart ? multipartLimits(route.body as z.ZodMiniObject) : undefined;
   return {
@@ -159,7 +163,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
       if (bytes.length > limit) throw new HttpError('payload-too-large', `The request body is larger than ${limit / 1_048_576} MiB.`);
       const rateLimits = requestLimits(route, event, headers, bytes);
       await rateLimits.beforeCredentials();
-      const { caller, pending } = await authenticate(route, event, headers).catch((err: unknown) => {
+      const { caller, pending } = await authenticate(route, event, headers, options.tokens).catch((err: unknown) => {
         throw err instanceof InvalidToken ? invalidToken() : err;
       });
       await rateLimits.afterCredentials(caller);
@@ -299,8 +303,16 @@ function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
   };
 }
 
-/** Builds the Lambda handler of a declared route. */
-export function createHandler<R extends RouteDecl>(route: R, operation: Operation<R>, options: HandlerOptions = {}) {
+/**
+ * Builds the Lambda handler of a declared route. A public route's function names token
+ * verification (`tokens`), a multipart route's its parser: what other functions do not need
+ * stays out of their packages.
+ */
+export function createHandler<R extends RouteDecl>(
+  route: R,
+  operation: Operation<R>,
+  ...[options = {}]: R['access'] extends 'public' ? [HandlerOptions & { tokens: TokenVerification }] : [HandlerOptions?]
+) {
   return middy<ApiEvent, ApiResult, Error, Context>()
     .use(lambdaLogging())
     .use(observe(route.name))

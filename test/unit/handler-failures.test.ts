@@ -20,14 +20,15 @@ import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
 import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const secrets = useSecretsEndpoint();
 
-const list = createHandler(routes.list, listOperation(genres));
-const get = createHandler(routes.get, getOperation(genres));
-const create = createHandler(routes.create, createOperation(genres));
-const patch = createHandler(routes.patch, updateOperation(genres, 'merge'));
+const list = createHandler(routes.list, listOperation(genres), { tokens: tokenVerification });
+const get = createHandler(routes.get, getOperation(genres), { tokens: tokenVerification });
+const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification });
+const patch = createHandler(routes.patch, updateOperation(genres, 'merge'), { tokens: tokenVerification });
 
 const GENRE_ID = 'Xq2V9hK0aT3mB7nC1dE4fG';
 const contributor = { status: 'user', user_id: 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa', username: 'dev_contributor', role: 'contributor' } as const;

@@ -14,6 +14,7 @@ import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi, loadEvent } from '../support/lambda.js';
 import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 vi.hoisted(() => {
   // Every line that could be written is written, and event logging is asked for (Powertools' variable).
@@ -23,8 +24,8 @@ vi.hoisted(() => {
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const secrets = useSecretsEndpoint();
-const create = createHandler(routes.create, createOperation(genres));
-const list = createHandler(routes.list, listOperation(genres));
+const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification });
+const list = createHandler(routes.list, listOperation(genres), { tokens: tokenVerification });
 
 const TOKEN = 'SECRETTOKENMARKER.eyJzdWIiOiJ4In0.c2lnbmF0dXJlU0VDUkVU';
 const BODY_MARKER = 'SECRET-BODY-MARKER';
