@@ -1,7 +1,7 @@
 /** The declaration of `persons.mangas` (its function: mangas.ts). */
 import * as z from 'zod/mini';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
-import { authoredFilters, authoredItem, authoredOrderings } from '../../shared/domain/casts.js';
+import { authoredFilters, authoredItem, authoredOrderings } from '../../shared/domain/authored.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 

@@ -1,5 +1,5 @@
 import { mangaIndex } from '../../shared/db/mangas.js';
-import { authoredItem } from '../../shared/domain/casts.js';
+import { authoredItem } from '../../shared/domain/authored.js';
 import { mangas } from '../../shared/domain/mangas.js';
 import { authoredList } from '../../shared/http/casts.js';
 import { createHandler } from '../../shared/http/handler.js';

@@ -1,7 +1,7 @@
 /** The declaration of `persons.voices` (its function: voices.ts). */
 import * as z from 'zod/mini';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
-import { voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/casts.js';
+import { voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/voices.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 

@@ -1,4 +1,4 @@
-import { voiceCards } from '../../shared/domain/casts.js';
+import { voiceCards } from '../../shared/domain/voices.js';
 import { voicesList } from '../../shared/http/casts.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { route } from './voices.route.js';
