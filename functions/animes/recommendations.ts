@@ -1,4 +1,4 @@
-import { ANIME_RECOMMENDATIONS } from '../../shared/domain/recommendations.js';
+import { ANIME_RECOMMENDATIONS } from '../../shared/domain/anime-recommendations.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { titleRecommendations } from '../../shared/http/recommendations.js';
 import { route } from './recommendations.route.js';

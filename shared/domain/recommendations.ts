@@ -1,12 +1,12 @@
 /**
- * Recommendations as the endpoints show them (API.md §4.1.2, §4.14, §4.5): the two kinds, the item
- * shapes and the limits. The job that computes them is recommendations-job.ts.
+ * Recommendations as the endpoints show them (API.md §4.1.2, §4.14, §4.5): the item shapes and the
+ * limits. The two kinds are in modules of their own (anime-recommendations.ts,
+ * manga-recommendations.ts), so that a function of one kind carries nothing of the other's
+ * titles; the job that computes them is recommendations-job.ts.
  */
 import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
-import { animes } from './animes.js';
-import { mangas } from './mangas.js';
-import { ANIME_LIST, MANGA_LIST, type PlaylistKind } from './playlists.js';
+import type { PlaylistKind } from './playlists.js';
 import type { TitleResource } from './title-resource.js';
 
 /** A list item is high when its score is at least this (§5.4). */
@@ -19,8 +19,6 @@ export interface RecommendationKind {
   list: PlaylistKind;
 }
 
-export const ANIME_RECOMMENDATIONS: RecommendationKind = { name: 'anime', titles: animes as unknown as TitleResource<BaseRecord>, list: ANIME_LIST };
-export const MANGA_RECOMMENDATIONS: RecommendationKind = { name: 'manga', titles: mangas as unknown as TitleResource<BaseRecord>, list: MANGA_LIST };
 
 /** Recommendations of a personalised or popular list (§7.1). */
 export const PER_CALLER = 100;
