@@ -7,7 +7,7 @@
  */
 import { getItems } from '../../shared/db/batch.js';
 import { getProfileOfUser } from '../../shared/db/profiles.js';
-import { reviewCountKey, reviewCountOf } from '../../shared/db/reviews.js';
+import { reviewCountKey, reviewCountOf } from '../../shared/db/review-counts.js';
 import { userByUsernameKey } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Operation } from '../../shared/http/handler.js';
 import { activeUserNamed } from '../../shared/http/accounts.js';
