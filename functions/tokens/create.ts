@@ -7,6 +7,7 @@ import { startSession } from '../../shared/auth/sessions.js';
 import { StaleRecord } from '../../shared/db/records.js';
 import { getUser, type StoredUser } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { serviceUnavailable } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -33,4 +34,4 @@ export async function operation(req: ApiRequest<typeof routes.create>): Promise<
   }
 }
 
-export const handler = createHandler(routes.create, operation);
+export const handler = createHandler(routes.create, operation, { rateLimits: requestLimits });

@@ -31,7 +31,7 @@ import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
 import { formBody, isMultipartContentType, multipartLimits, type MultipartForm, type MultipartParser } from './multipart.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
 import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
-import { requestLimits } from './rate-limiter.js';
+import type { RequestLimits, requestLimits } from './rate-limiter.js';
 import { cacheControl, etagOf, noneMatch, projectFields } from './represent.js';
 import {
   JSON_BODY_LIMIT,
@@ -143,7 +143,11 @@ export interface HandlerOptions {
   parseMultipart?: MultipartParser;
   /** Token verification (shared/auth/verification.ts), which every public route's function names. */
   tokens?: TokenVerification;
+  /** The rate limiter (rate-limiter.ts requestLimits) of a route that declares `rateLimit`. */
+  rateLimits?: typeof requestLimits;
 }
+
+const noLimits: RequestLimits = { beforeCredentials: async () => {}, afterCredentials: async () => {} };
 
 /** The request checks, in the precedence order of §1.4, producing the ApiRequest. */
 function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodMiniObject, options: HandlerOptions): middy.MiddlewareObj<ApiEvent, ApiResult> {
@@ -153,6 +157,8 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
   const parseMultipart = options.parseMultipart;
   if (multipart && !parseMultipart) throw new Error(`${route.name}: a multipart route's function hands its parser to createHandler`);
   if (route.access === 'public' && !options.tokens) throw new Error(`${route.name}: a public route's function hands token verification to createHandler`);
+  if (route.rateLimit && !options.rateLimits) throw new Error(`${route.name}: a rate-limited route's function hands the rate limiter to createHandler`);
+  const requestLimits = options.rateLimits ?? (() => noLimits);
   const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
   const limits = multipart ? multipartLimits(route.body as z.ZodMiniObject) : undefined;
   return {

@@ -14,6 +14,7 @@ import { signToken } from '../../shared/auth/tokens.js';
 import { rateCounterKey } from '../../shared/db/rate-counters.js';
 import { ORIGIN_HEADER, ORIGIN_SECRET_ENV, VIEWER_ADDRESS_HEADER, viewerAddress } from '../../shared/http/edge.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { clientKey, windowAt } from '../../shared/http/rate-limits.js';
 import { apiEvent, invokeApi, loadEvent, signInRoute } from '../support/lambda.js';
 import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
@@ -27,7 +28,7 @@ const SOURCE_IP = '130.176.1.20'; // a CloudFront server, as API Gateway sees it
 const VIEWER = '198.51.100.10';
 
 const signIn = signInRoute('token');
-const signInHandler = createHandler(signIn, async () => ({ status: 200, body: { ok: true } }));
+const signInHandler = createHandler(signIn, async () => ({ status: 200, body: { ok: true } }), { rateLimits: requestLimits });
 
 function event(headers: Record<string, string> = {}): ApiEvent {
   const e = apiEvent('api/genres-create.json', { authorizer: null, body: JSON.stringify({ email: 'a@example.org', password: 'x' }) });
