@@ -21,8 +21,11 @@ export const REQUIRE_BANNER = "import { createRequire as __cjsRequire } from 'no
 
 /** Replaces the SDK's default credential chain in bundles (see the shim's comment). */
 export const CREDENTIALS_SHIM = 'infra/aws/shims/credential-provider-node.ts';
+/** Replaces mnemonist's LRU cache, which the DynamoDB client's endpoint-discovery cache uses (see the shim's comment). */
+export const LRU_SHIM = 'infra/aws/shims/lru-cache.ts';
 export const ALIASES = (repoRoot: string): Record<string, string> => ({
   '@aws-sdk/credential-provider-node': `${repoRoot}${CREDENTIALS_SHIM}`,
+  'mnemonist/lru-cache': `${repoRoot}${LRU_SHIM}`,
 });
 
 /**
