@@ -39,10 +39,9 @@ export default class LRUCache<K, V> {
     return this.items.has(key);
   }
 
-  set(key: K, value: V): this {
+  set(key: K, value: V): void {
     this.items.delete(key);
     this.items.set(key, value);
     if (this.items.size > this.capacity) this.items.delete(this.items.keys().next().value as K);
-    return this;
   }
 }
