@@ -2,14 +2,14 @@
  * The OpenAPI 3.1 document (GET /api/schema/), generated from the route declarations: paths,
  * parameters, request bodies, responses (the pagination envelope for lists) and problem types.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PROBLEMS, type ProblemType } from './http/problem.js';
 import { gatewayPath, needsAuthorizer, pathParamNames, type RouteDecl } from './http/route.js';
 import { pageQuerySchema } from './http/schemas.js';
 
 type Json = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Json {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
   delete out.$schema;
   return out;
@@ -58,7 +58,7 @@ function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
  * A JSON body, or a multipart one (API.md §1.2): its parts are the properties of the body
  * schema, file parts binary strings (shared/http/multipart.ts filePart).
  */
-function requestBody(body: z.ZodType, type: 'json' | 'multipart'): Json {
+function requestBody(body: z.ZodMiniType, type: 'json' | 'multipart'): Json {
   const mediaType = type === 'multipart' ? 'multipart/form-data' : 'application/json';
   return { required: type === 'multipart', content: { [mediaType]: { schema: jsonSchema(body, 'input') } } };
 }
@@ -93,14 +93,14 @@ function operation(route: RouteDecl): Json {
   const parameters: Json[] = [
     ...pathParamNames(route.path).map((name) => {
       // Declared path schemas (e.g. `{username}`); ids otherwise.
-      const declared = route.params?.shape[name] as z.ZodType | undefined;
+      const declared = route.params?.shape[name] as z.ZodMiniType | undefined;
       const schema = declared ? jsonSchema(declared, 'input') : { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
       return { name, in: 'path', required: true, schema };
     }),
     ...Object.entries(query.shape).map(([name, schema]) => {
       // A value read as an integer (`limit`) is documented as one (query values are text either way).
-      const output = jsonSchema(schema as z.ZodType, 'output');
-      const { description, ...rest } = output.type === 'integer' ? output : jsonSchema(schema as z.ZodType, 'input');
+      const output = jsonSchema(schema as z.ZodMiniType, 'output');
+      const { description, ...rest } = output.type === 'integer' ? output : jsonSchema(schema as z.ZodMiniType, 'input');
       return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: rest };
     }),
   ];

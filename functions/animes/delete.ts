@@ -1,6 +1,6 @@
 import { deleteTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { animes } from '../../shared/domain/animes.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.delete, deleteTitle(animes));
+export const handler = createHandler(crud.delete, deleteTitle(animes));

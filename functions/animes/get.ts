@@ -1,6 +1,7 @@
 import { getTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { animes } from '../../shared/domain/animes.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.get, getTitle(animes));
+export const handler = createHandler(crud.get, getTitle(animes), { tokens: tokenVerification });

@@ -1,6 +1,7 @@
-import { ANIME_RECOMMENDATIONS } from '../../shared/domain/recommendations.js';
+import { ANIME_RECOMMENDATIONS } from '../../shared/domain/anime-recommendations.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { titleRecommendations } from '../../shared/http/recommendations.js';
-import { routes } from './routes.js';
+import { route } from './recommendations.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.recommendations, titleRecommendations(ANIME_RECOMMENDATIONS));
+export const handler = createHandler(route, titleRecommendations(ANIME_RECOMMENDATIONS), { tokens: tokenVerification });

@@ -1,6 +1,7 @@
 import { getTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { characters } from '../../shared/domain/characters.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.get, getTitle(characters));
+export const handler = createHandler(crud.get, getTitle(characters), { tokens: tokenVerification });

@@ -1,6 +1,6 @@
 import { updateTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { characters } from '../../shared/domain/characters.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.patch, updateTitle(characters, 'merge'));
+export const handler = createHandler(crud.patch, updateTitle(characters, 'merge'));

@@ -1,20 +1,10 @@
-/** The operations on /api/characters/ (API.md §4.0 catalogue CRUD pattern, §4.2). */
-import { characterTitle } from '../../shared/db/characters.js';
-import { titleKeys } from '../../shared/db/titles.js';
-import { crudRoutes } from '../../shared/http/crud-routes.js';
-import { defineRoute } from '../../shared/http/route.js';
-import { characters } from '../../shared/domain/characters.js';
-import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
-import { rankedKeys, rankedResponse } from '../../shared/http/top-routes.js';
+/**
+ * The operations on /api/characters/ (API.md §4.0 catalogue CRUD pattern, §4.2).
+ *
+ * Each function imports the module of its own declaration (`<operation>.route.ts`; the six of the
+ * CRUD pattern share `crud.route.ts`), so that its package holds no other route's schemas.
+ */
+import { crud } from './crud.route.js';
+import { route as members } from './members.route.js';
 
-export const routes = {
-  ...crudRoutes({ ...characters, keys: TITLE_KEYS.character }),
-  // §4.2: a literal segment, never read as an id (the router tries literals first).
-  members: defineRoute({
-    name: 'characters.members', method: 'GET', path: '/api/characters/members/', access: 'public',
-    summary: 'List character members',
-    description: 'Characters with `members` ≥ 1 (distinct users with a title featuring them on their lists) by `members` desc, `favorites` desc, `name`, then `id`, as the last rankings run made it. `count` is null.',
-    response: rankedResponse(characters),
-    keys: rankedKeys(titleKeys(characterTitle)),
-  }),
-};
+export const routes = { ...crud, members };

@@ -1,6 +1,6 @@
 import { deleteOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.delete, deleteOperation(genres));
+export const handler = createHandler(crud.delete, deleteOperation(genres));

@@ -1,6 +1,7 @@
 import { getOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.get, getOperation(genres));
+export const handler = createHandler(crud.get, getOperation(genres), { tokens: tokenVerification });

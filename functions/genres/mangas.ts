@@ -1,6 +1,7 @@
 import { genreMangas } from '../../shared/domain/mangas.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { linkedTitles } from '../../shared/http/linked-titles.js';
-import { routes } from './routes.js';
+import { route } from './mangas.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.mangas, linkedTitles(genreMangas));
+export const handler = createHandler(route, linkedTitles(genreMangas), { tokens: tokenVerification });

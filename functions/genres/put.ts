@@ -1,6 +1,6 @@
 import { updateOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.put, updateOperation(genres, 'replace'));
+export const handler = createHandler(crud.put, updateOperation(genres, 'replace'));

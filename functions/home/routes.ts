@@ -1,5 +1,5 @@
 /** The front page (API.md §4.5): seasons, their animes, recent reviews, news and the caller's anime recommendations. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { newsTitle } from '../../shared/db/news.js';
 import { ANIME_LIST } from '../../shared/domain/playlists.js';
 import { playlistKeys } from '../../shared/db/playlists.js';

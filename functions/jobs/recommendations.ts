@@ -6,7 +6,7 @@
  * alarm). Idempotent; a second run while one holds the lease does nothing.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { refreshRecommendations, type RunSummary } from '../../shared/domain/recommendations.js';
+import { refreshRecommendations, type RunSummary } from '../../shared/domain/recommendations-job.js';
 import { logger } from '../../shared/log.js';
 
 export async function handler(_event: ScheduledEvent, context: Context): Promise<RunSummary> {

@@ -2,5 +2,6 @@ import { getOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { magazines } from '../../shared/domain/taxonomy.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.get, getOperation(magazines));
+export const handler = createHandler(routes.get, getOperation(magazines), { tokens: tokenVerification });

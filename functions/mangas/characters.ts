@@ -2,6 +2,7 @@ import { mangaTitle } from '../../shared/db/mangas.js';
 import { castOf } from '../../shared/domain/casts.js';
 import { castList } from '../../shared/http/casts.js';
 import { createHandler } from '../../shared/http/handler.js';
-import { routes } from './routes.js';
+import { route } from './characters.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.characters, castList(castOf(mangaTitle as never, 'manga')));
+export const handler = createHandler(route, castList(castOf(mangaTitle as never, 'manga')), { tokens: tokenVerification });

@@ -1,6 +1,6 @@
 import { createTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.create, createTitle(mangas));
+export const handler = createHandler(crud.create, createTitle(mangas));

@@ -1,6 +1,6 @@
 import { deleteTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.delete, deleteTitle(mangas));
+export const handler = createHandler(crud.delete, deleteTitle(mangas));

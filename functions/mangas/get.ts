@@ -1,6 +1,7 @@
 import { getTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.get, getTitle(mangas));
+export const handler = createHandler(crud.get, getTitle(mangas), { tokens: tokenVerification });

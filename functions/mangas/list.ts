@@ -1,6 +1,7 @@
 import { listTitles } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.list, listTitles(mangas));
+export const handler = createHandler(crud.list, listTitles(mangas), { tokens: tokenVerification });

@@ -1,6 +1,6 @@
 import { updateTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.patch, updateTitle(mangas, 'merge'));
+export const handler = createHandler(crud.patch, updateTitle(mangas, 'merge'));

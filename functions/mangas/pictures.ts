@@ -2,6 +2,7 @@ import { mangaTitle } from '../../shared/db/mangas.js';
 import { picturesOf } from '../../shared/domain/media.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { relationList } from '../../shared/http/relations.js';
-import { routes } from './routes.js';
+import { route } from './pictures.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.pictures, relationList(picturesOf(mangaTitle, 'manga')));
+export const handler = createHandler(route, relationList(picturesOf(mangaTitle, 'manga')), { tokens: tokenVerification });

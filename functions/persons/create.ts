@@ -1,6 +1,6 @@
 import { createTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { persons } from '../../shared/domain/persons.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.create, createTitle(persons));
+export const handler = createHandler(crud.create, createTitle(persons));

@@ -1,6 +1,7 @@
-import { voiceCards } from '../../shared/domain/casts.js';
+import { voiceCards } from '../../shared/domain/voices.js';
 import { voicesList } from '../../shared/http/casts.js';
 import { createHandler } from '../../shared/http/handler.js';
-import { routes } from './routes.js';
+import { route } from './voices.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.voices, voicesList(voiceCards));
+export const handler = createHandler(route, voicesList(voiceCards), { tokens: tokenVerification });

@@ -3,7 +3,7 @@
  * per kind, declared from the kind's data (shared/domain/playlists.ts). Every operation acts on
  * the caller's own list only; GETs are `private, no-store`.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { playlistKeys, titleCounterKeys } from '../../shared/db/playlists.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
 import { ANIME_LIST, ITEM_DEFAULT_ORDERING, ITEM_ORDERINGS, itemBodies, itemRead, listBody, listRead, MANGA_LIST, type PlaylistKind } from '../../shared/domain/playlists.js';
@@ -16,7 +16,7 @@ function kindRoutes<const S extends 'animelist' | 'mangalist'>(kind: PlaylistKin
   const item = `${items}{item_id}/`;
   const title = kind.titleKind.toLowerCase();
   const read = itemRead(kind);
-  const itemParams = z.object({ item_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+  const itemParams = z.object({ item_id: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/)) });
   // The list and its items; creating, editing or deleting an item also changes the title's counters.
   const own = playlistKeys(kind);
   const edit = [...own, titleCounterKeys(kind), TOMBSTONE_KEYS];

@@ -1,6 +1,7 @@
 import { producerAnimes } from '../../shared/domain/linked-animes.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { linkedTitles } from '../../shared/http/linked-titles.js';
-import { routes } from './routes.js';
+import { route } from './animes.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.animes, linkedTitles(producerAnimes));
+export const handler = createHandler(route, linkedTitles(producerAnimes), { tokens: tokenVerification });

@@ -1,6 +1,6 @@
 import { createOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { producers } from '../../shared/domain/taxonomy.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.create, createOperation(producers));
+export const handler = createHandler(crud.create, createOperation(producers));

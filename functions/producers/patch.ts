@@ -1,6 +1,6 @@
 import { updateOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { producers } from '../../shared/domain/taxonomy.js';
-import { routes } from './routes.js';
+import { crud } from './crud.route.js';
 
-export const handler = createHandler(routes.patch, updateOperation(producers, 'merge'));
+export const handler = createHandler(crud.patch, updateOperation(producers, 'merge'));

@@ -1,20 +1,10 @@
-/** The operations on /api/producers/ (API.md §4.0 catalogue CRUD pattern, §4.11). */
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
-import { animeTitle } from '../../shared/db/animes.js';
-import { entityKeys } from '../../shared/db/records.js';
-import { producerEntity } from '../../shared/db/taxonomy.js';
-import { titleKeys } from '../../shared/db/titles.js';
-import { crudRoutes } from '../../shared/http/crud-routes.js';
-import { producerAnimeRead, producerAnimesQuery } from '../../shared/domain/linked-animes.js';
-import { producers } from '../../shared/domain/taxonomy.js';
-import { defineRoute } from '../../shared/http/route.js';
+/**
+ * The operations on /api/producers/ (API.md §4.0 catalogue CRUD pattern, §4.11).
+ *
+ * Each function imports the module of its own declaration (`<operation>.route.ts`; the six of the
+ * CRUD pattern share `crud.route.ts`), so that its package holds no other route's schemas.
+ */
+import { crud } from './crud.route.js';
+import { route as animes } from './animes.route.js';
 
-export const routes = {
-  ...crudRoutes(producers),
-  animes: defineRoute({
-    name: 'producers.animes', method: 'GET', path: '/api/producers/{id}/animes/', access: 'public',
-    summary: 'List the animes crediting a producer', query: producerAnimesQuery,
-    response: { status: 200, schema: producerAnimeRead, page: true, fields: Object.keys(producerAnimeRead.shape) }, errors: ['not-found'],
-    keys: [entityKeys(producerEntity), titleKeys(animeTitle), TOMBSTONE_KEYS],
-  }),
-};
+export const routes = { ...crud, animes };

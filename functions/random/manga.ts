@@ -1,6 +1,7 @@
 import { createHandler } from '../../shared/http/handler.js';
 import { randomTitle } from '../../shared/http/titles.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { routes } from './routes.js';
+import { route } from './manga.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.manga, randomTitle(mangas));
+export const handler = createHandler(route, randomTitle(mangas), { tokens: tokenVerification });

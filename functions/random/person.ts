@@ -1,6 +1,7 @@
 import { createHandler } from '../../shared/http/handler.js';
 import { randomTitle } from '../../shared/http/titles.js';
 import { persons } from '../../shared/domain/persons.js';
-import { routes } from './routes.js';
+import { route } from './person.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.person, randomTitle(persons));
+export const handler = createHandler(route, randomTitle(persons), { tokens: tokenVerification });

@@ -2,5 +2,6 @@ import { ANIME_REVIEWS } from '../../shared/domain/reviews.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { titleReviewsOperation } from '../../shared/http/reviews.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes['anime-list'], titleReviewsOperation(ANIME_REVIEWS));
+export const handler = createHandler(routes['anime-list'], titleReviewsOperation(ANIME_REVIEWS), { tokens: tokenVerification });

@@ -10,7 +10,7 @@ import { AUTH_KEYS } from '../../shared/db/users.js';
 import { ANIME_REVIEWS, MANGA_REVIEWS, REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewBodies, reviewPatchBody, reviewRead, type ReviewKindDef } from '../../shared/domain/reviews.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 import { booleanParam, idParams, orderingParam } from '../../shared/http/schemas.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 function kindRoutes(kind: ReviewKindDef) {
   const reviews = `/api/${kind.segment}/{id}/reviews/`;

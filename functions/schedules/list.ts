@@ -1,5 +1,6 @@
 import { createHandler } from '../../shared/http/handler.js';
 import { scheduleList } from '../../shared/http/schedules.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.list, scheduleList);
+export const handler = createHandler(routes.list, scheduleList, { tokens: tokenVerification });

@@ -1,5 +1,5 @@
 /** The season lists (API.md §4.16): a given season, the current one and the upcoming one (§5.2). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { animeTitle } from '../../shared/db/animes.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';

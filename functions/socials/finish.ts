@@ -30,6 +30,7 @@ import { getSocialLink, LinkChanged, linkPlans, takeSocialState } from '../../sh
 import { getUser, getUserByEmail, getUserByUsername, isPendingRegistration, replaceUserPlan, type UserRecord } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { HttpError, invalidQuery, notFound, serviceUnavailable, validationError } from '../../shared/http/problem.js';
 import { logger } from '../../shared/log.js';
 import { codePoints, hasControlChars } from '../../shared/text.js';
@@ -150,4 +151,4 @@ function profileFields(identity: SocialIdentity) {
   };
 }
 
-export const handler = createHandler(routes.finish, operation);
+export const handler = createHandler(routes.finish, operation, { rateLimits: requestLimits });

@@ -1,5 +1,5 @@
 /** The operations on /api/socials/ (API.md §4.17): social sign-in with OpenID Connect providers. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PROVIDER_NAME } from '../../shared/auth/social.js';
 import { PROFILE_KEYS } from '../../shared/db/profiles.js';
 import { REFRESH_KEYS } from '../../shared/db/sessions.js';
@@ -10,15 +10,15 @@ import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 
 const path = '/api/socials/o/{provider}/';
 /** A value that cannot name a provider is a 404 (§1.3); unknown names are found by the operation. */
-const params = z.object({ provider: z.string().regex(PROVIDER_NAME) });
-const required = z.string().refine((v) => v.trim() !== '', MSG.blank);
+const params = z.object({ provider: z.string().check(z.regex(PROVIDER_NAME)) });
+const required = z.string().check(z.refine((v) => v.trim() !== '', MSG.blank));
 
 export const routes = {
   start: defineRoute({
     name: 'socials.start', method: 'GET', path, access: 'credentials',
     summary: 'Retrieve social information for the provider',
     description: 'Starts social sign-in: the URL to send the user to (state, nonce and PKCE challenge included). The state is valid for 10 minutes.',
-    params, query: z.object({ redirect_uri: z.string().meta({ description: 'Where the provider sends the user back; must be one of the provider’s allowed redirect URIs.' }) }),
+    params, query: z.object({ redirect_uri: z.string().check(z.meta({ description: 'Where the provider sends the user back; must be one of the provider’s allowed redirect URIs.' })) }),
     response: { status: 200, schema: z.object({ authorization_url: z.string() }) },
     // A fresh state on every call: never stored by shared caches.
     cache: 'private',
@@ -34,7 +34,7 @@ export const routes = {
     summary: 'Authenticate with the social provider',
     description: 'Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account, links the account with the verified e-mail, or creates an active account.',
     params,
-    query: z.object({ code: z.string().optional(), state: z.string().optional() }),
+    query: z.object({ code: z.optional(z.string()), state: z.optional(z.string()) }),
     body: z.strictObject({ code: required, state: required }),
     response: {
       status: 201,

@@ -5,6 +5,7 @@
 import { authorizationRequest, providerMetadata, ProviderUnavailable, STATE_LIFETIME_SECONDS, socialProvider } from '../../shared/auth/social.js';
 import { saveSocialState } from '../../shared/db/social.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { invalidQuery, notFound, serviceUnavailable } from '../../shared/http/problem.js';
 import { logger } from '../../shared/log.js';
 import { routes } from './routes.js';
@@ -35,4 +36,4 @@ export async function operation(req: ApiRequest<typeof routes.start>): Promise<R
   return { status: 200, body: { authorization_url: request.url } };
 }
 
-export const handler = createHandler(routes.start, operation);
+export const handler = createHandler(routes.start, operation, { rateLimits: requestLimits });

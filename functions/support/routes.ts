@@ -2,7 +2,7 @@
  * Support endpoints (API.md §4.22). They are not among the 151 operations: anyone may call them
  * and they ignore the Authorization header.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { RENDERER } from '../../shared/http/docs-page.js';
 import { defineRoute } from '../../shared/http/route.js';
 
@@ -10,7 +10,7 @@ export const routes = {
   schema: defineRoute({
     name: 'support.schema', method: 'GET', path: '/api/schema/', access: 'credentials',
     summary: 'The OpenAPI 3.1 document of this API', cache: 'static',
-    response: { status: 200, schema: z.object({ openapi: z.string() }).loose() },
+    response: { status: 200, schema: z.looseObject({ openapi: z.string() }) },
     keys: [],
   }),
   docs: defineRoute({

@@ -10,8 +10,9 @@
 import { accountInactive, checkCredentials, invalidCredentials } from '../../shared/auth/credentials.js';
 import { startSession } from '../../shared/auth/sessions.js';
 import { getUser, type StoredUser } from '../../shared/db/users.js';
-import { retrying } from '../../shared/http/accounts.js';
+import { retrying } from '../../shared/http/changes.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { routes } from './routes.js';
 
 /** Attempts at the sign-in transaction, and the base of the jittered wait between them (ms). */
@@ -34,4 +35,4 @@ export async function operation(req: ApiRequest<typeof routes.create>): Promise<
   return { status: 200, body: pair };
 }
 
-export const handler = createHandler(routes.create, operation);
+export const handler = createHandler(routes.create, operation, { rateLimits: requestLimits });

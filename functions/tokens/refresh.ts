@@ -16,6 +16,7 @@ import { commit } from '../../shared/db/records.js';
 import { spendRefreshToken } from '../../shared/db/sessions.js';
 import { getAuthState } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { logger } from '../../shared/log.js';
 import { routes } from './routes.js';
@@ -55,4 +56,4 @@ export async function operation(req: ApiRequest<typeof routes.refresh>): Promise
   return { status: 200, body: pair };
 }
 
-export const handler = createHandler(routes.refresh, operation);
+export const handler = createHandler(routes.refresh, operation, { rateLimits: requestLimits });

@@ -1,5 +1,5 @@
 /** The operations on /api/tokens/ (API.md §4.19): credentials in, token pairs out. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { REFRESH_KEYS } from '../../shared/db/sessions.js';
 import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
 import { refreshBody, signInBody, verifyBody } from '../../shared/domain/users.js';

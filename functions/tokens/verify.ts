@@ -8,6 +8,7 @@ import { InvalidToken, verifyToken } from '../../shared/auth/tokens.js';
 import { refreshTokenState } from '../../shared/db/sessions.js';
 import { getAuthState } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -27,4 +28,4 @@ export async function operation(req: ApiRequest<typeof routes.verify>): Promise<
   return { status: 200, body: {} };
 }
 
-export const handler = createHandler(routes.verify, operation);
+export const handler = createHandler(routes.verify, operation, { rateLimits: requestLimits });

@@ -1,6 +1,7 @@
 import { characters } from '../../shared/domain/characters.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { topOperation } from '../../shared/http/top.js';
-import { routes } from './routes.js';
+import { route } from './characters.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.characters, topOperation(characters, () => ({ list: 'CHARACTER#favorite', equals: {} })));
+export const handler = createHandler(route, topOperation(characters, () => ({ list: 'CHARACTER#favorite', equals: {} })), { tokens: tokenVerification });

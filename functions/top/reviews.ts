@@ -1,5 +1,6 @@
 import { createHandler } from '../../shared/http/handler.js';
 import { topReviewsOperation } from '../../shared/http/reviews.js';
-import { routes } from './routes.js';
+import { route } from './reviews.route.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.reviews, topReviewsOperation);
+export const handler = createHandler(route, topReviewsOperation, { tokens: tokenVerification });

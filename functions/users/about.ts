@@ -10,11 +10,12 @@ import { getItems } from '../../shared/db/batch.js';
 import { listCounts, PLAYLISTS, type PlaylistKind } from '../../shared/domain/playlists.js';
 import { listKey, storedList } from '../../shared/db/playlists.js';
 import { getProfileOfUser } from '../../shared/db/profiles.js';
-import { reviewCountKey, reviewCountOf } from '../../shared/db/reviews.js';
+import { reviewCountKey, reviewCountOf } from '../../shared/db/review-counts.js';
 import { userByUsernameKey } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Operation } from '../../shared/http/handler.js';
 import { activeUserNamed } from '../../shared/http/accounts.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 const username = (req: ApiRequest) => (req.params as { username: string }).username;
 
@@ -47,4 +48,4 @@ const about: Operation = async (req) => {
 // With a token, the user is read together with the caller's auth state.
 about.prefetch = (req) => [userByUsernameKey(username(req))];
 
-export const handler = createHandler(routes.about, about);
+export const handler = createHandler(routes.about, about, { tokens: tokenVerification });

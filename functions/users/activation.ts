@@ -10,6 +10,7 @@ import { withoutNonce } from '../../shared/domain/accounts.js';
 import { uidTokenBody } from '../../shared/domain/users.js';
 import { checkBody, mail, now, retrying, tokenUser } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -27,4 +28,4 @@ const activate: Operation = (req) =>
     return { status: 204 };
   });
 
-export const handler = createHandler(routes.activation, activate);
+export const handler = createHandler(routes.activation, activate, { rateLimits: requestLimits });

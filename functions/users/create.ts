@@ -21,6 +21,7 @@ import { getUserByEmail, getUserByUsername, isPendingRegistration, type StoredUs
 import { newAccount } from '../../shared/domain/accounts.js';
 import { commitAccount, mail } from '../../shared/http/accounts.js';
 import { createHandler, type Operation, type Reply } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { conflict, HttpError } from '../../shared/http/problem.js';
 import { newId } from '../../shared/ids.js';
 import { routes } from './routes.js';
@@ -56,4 +57,4 @@ const register: Operation<typeof routes.create> = async (req) => {
   return answer(id);
 };
 
-export const handler = createHandler(routes.create, register);
+export const handler = createHandler(routes.create, register, { rateLimits: requestLimits });

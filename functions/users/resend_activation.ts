@@ -7,6 +7,7 @@
  */
 import { recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { routes } from './routes.js';
 
 const resend: Operation<typeof routes.resend_activation> = async (req) => {
@@ -14,4 +15,4 @@ const resend: Operation<typeof routes.resend_activation> = async (req) => {
   return { status: 204 };
 };
 
-export const handler = createHandler(routes.resend_activation, resend);
+export const handler = createHandler(routes.resend_activation, resend, { rateLimits: requestLimits });

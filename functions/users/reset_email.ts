@@ -9,6 +9,7 @@
 import { checkCredentials } from '../../shared/auth/credentials.js';
 import { now, recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -20,4 +21,4 @@ const resetEmail: Operation<typeof routes.reset_email> = async (req) => {
   return { status: 204 };
 };
 
-export const handler = createHandler(routes.reset_email, resetEmail);
+export const handler = createHandler(routes.reset_email, resetEmail, { rateLimits: requestLimits });

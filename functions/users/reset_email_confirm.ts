@@ -10,6 +10,7 @@ import { afterEmailChange } from '../../shared/domain/accounts.js';
 import { uidTokenBody } from '../../shared/domain/users.js';
 import { checkBody, commitAccount, mail, now, retrying, tokenUser } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -31,4 +32,4 @@ const confirm: Operation = (req) =>
     return { status: 204 };
   });
 
-export const handler = createHandler(routes.reset_email_confirm, confirm);
+export const handler = createHandler(routes.reset_email_confirm, confirm, { rateLimits: requestLimits });

@@ -8,6 +8,7 @@
  */
 import { recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { routes } from './routes.js';
 
 const resetPassword: Operation<typeof routes.reset_password> = async (req) => {
@@ -15,4 +16,4 @@ const resetPassword: Operation<typeof routes.reset_password> = async (req) => {
   return { status: 204 };
 };
 
-export const handler = createHandler(routes.reset_password, resetPassword);
+export const handler = createHandler(routes.reset_password, resetPassword, { rateLimits: requestLimits });

@@ -19,6 +19,7 @@ import { availableUsername } from '../../shared/domain/usernames.js';
 import { newPasswordErrors, resetPasswordConfirmBody } from '../../shared/domain/users.js';
 import { addErrors, checkBody, mail, now, retrying, tokenUser } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { HttpError, validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -64,4 +65,4 @@ const confirm: Operation = async (req) => {
   });
 };
 
-export const handler = createHandler(routes.reset_password_confirm, confirm);
+export const handler = createHandler(routes.reset_password_confirm, confirm, { rateLimits: requestLimits });

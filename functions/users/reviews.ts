@@ -2,5 +2,6 @@
 import { createHandler } from '../../shared/http/handler.js';
 import { userReviewsOperation } from '../../shared/http/reviews.js';
 import { routes } from './routes.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
-export const handler = createHandler(routes.reviews, userReviewsOperation);
+export const handler = createHandler(routes.reviews, userReviewsOperation, { tokens: tokenVerification });

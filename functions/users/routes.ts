@@ -1,5 +1,5 @@
 /** The operations on /api/users/ (API.md §4.21). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ReviewKind } from '../../shared/domain/enums.js';
 import { PLAYLISTS } from '../../shared/domain/playlists.js';
 import { ANIME_REVIEWS, MANGA_REVIEWS, REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewRead } from '../../shared/domain/reviews.js';

@@ -9,6 +9,7 @@ import { verifyPassword } from '../../shared/auth/passwords.js';
 import { setEmailBody } from '../../shared/domain/users.js';
 import { checkBody, loadSelf, now, recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { addError, validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -25,4 +26,4 @@ const setEmail: Operation = async (req) => {
   return { status: 204 };
 };
 
-export const handler = createHandler(routes.set_email, setEmail);
+export const handler = createHandler(routes.set_email, setEmail, { rateLimits: requestLimits });

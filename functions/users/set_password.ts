@@ -12,6 +12,7 @@ import { afterPasswordChange } from '../../shared/domain/accounts.js';
 import { newPasswordErrors, setPasswordBody } from '../../shared/domain/users.js';
 import { addErrors, checkBody, loadSelf, mail, now, retrying } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { addError, validationError } from '../../shared/http/problem.js';
 import { routes } from './routes.js';
 
@@ -37,4 +38,4 @@ const setPassword: Operation = async (req) => {
   });
 };
 
-export const handler = createHandler(routes.set_password, setPassword);
+export const handler = createHandler(routes.set_password, setPassword, { rateLimits: requestLimits });

@@ -1,26 +1,23 @@
 /**
- * Every function of the service is a CatalogueFunction: one TypeScript entry module bundled by
- * esbuild (locally installed, never Docker) into a minified ESM bundle with the AWS SDK inside,
- * Node.js 22 on arm64 (DESIGN.md §5), its own log group with a retention, and its own role whose
- * only policy is written here: the log permissions plus the statements its caller passes. No
- * managed policies, no wildcard actions.
+ * Every function of the service is a CatalogueFunction: one TypeScript entry module packaged by
+ * esbuild (locally installed, never Docker; bundling.ts) into minified ESM with the AWS SDK
+ * inside, Node.js 22 on arm64 (DESIGN.md §5), its own log group with a retention, and its own
+ * role whose only policy is written here: the log permissions plus the statements its caller
+ * passes. No managed policies, no wildcard actions.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Tags } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Tags, type ILocalBundling } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { KeyPattern } from '../../shared/db/key-patterns.js';
-import type { PackageFiles } from '../../shared/http/route.js';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
-import { ALIASES, BUNDLE_TARGET, MAIN_FIELDS, REQUIRE_BANNER } from './bundling.js';
+import { bundleFunction, ENTRY_FILE } from './bundling.js';
+import { packageFiles } from './package-files.js';
 import { acknowledge, REASONS } from './nag.js';
 
 /** The repository root: entries are relative to it, and it is the bundling project root. */
@@ -50,27 +47,10 @@ export interface CatalogueFunctionProps {
   memorySize?: number;
   /** Log group removal (RETAIN on stages that keep data). */
   logRemovalPolicy?: RemovalPolicy;
-  /** Files of installed packages the function reads at run time (copied into its package). */
-  packageFiles?: readonly PackageFiles[];
-}
-
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-
-/**
- * The shell commands that copy package files into a function's bundle directory, at
- * `node_modules/<package>/<file>` (the installed package's files, from this repository).
- */
-export function packageFileCommands(outputDir: string, packages: readonly PackageFiles[]): string[] {
-  const resolve = createRequire(join(REPO_ROOT, 'package.json')).resolve;
-  return packages.flatMap((p) => {
-    const from = dirname(resolve(`${p.package}/package.json`));
-    const to = join(outputDir, 'node_modules', p.package);
-    return [`mkdir -p ${quote(to)}`, ...p.files.map((f) => `cp ${quote(join(from, f))} ${quote(join(to, f))}`)];
-  });
 }
 
 export class CatalogueFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -87,11 +67,9 @@ export class CatalogueFunction extends Construct {
       description: `Runs ${props.component}`,
       inlinePolicies: { access: new PolicyDocument({ statements: [logs, ...(props.statements ?? [])] }) },
     });
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: `${REPO_ROOT}${props.entry}`,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.entry),
+      handler: `${ENTRY_FILE.replace(/\.mjs$/, '')}.handler`,
       description: props.description.slice(0, 256),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
@@ -105,33 +83,33 @@ export class CatalogueFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        mainFields: MAIN_FIELDS,
-        banner: REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        // Stack traces map to file and line; the sources themselves need not ship.
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        externalModules: [],
-        logLevel: LogLevel.WARNING,
-        esbuildArgs: Object.fromEntries(Object.entries(ALIASES(REPO_ROOT)).map(([from, to]) => [`--alias:${from}`, to])),
-        ...(props.packageFiles?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_inputDir: string, outputDir: string) => packageFileCommands(outputDir, props.packageFiles!),
-              },
-            }
-          : {}),
-      },
     });
     Tags.of(this.function).add(COMPONENT_TAG, props.component);
     acknowledge(this.function, 'AwsSolutions-L1', REASONS.nodeRuntime);
   }
+}
+
+/**
+ * The function's package (bundling.ts), built by esbuild in this process when the stack is
+ * synthesized; the asset's hash is that of the package. The entry is a property of the local
+ * bundling, so that it is part of the CDK's cache key of the asset (assets of equal options are
+ * staged once). Docker is never used: the image is there because the CDK's bundling options
+ * require one.
+ */
+class FunctionPackaging implements ILocalBundling {
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleFunction(REPO_ROOT, this.entry, outputDir, packageFiles(this.entry));
+    return true;
+  }
+}
+
+function functionCode(entry: string): Code {
+  return Code.fromAsset(REPO_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: { image: DockerImage.fromRegistry('unused'), local: new FunctionPackaging(entry) },
+  });
 }
 
 /**

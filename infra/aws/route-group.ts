@@ -85,7 +85,6 @@ export class RouteGroupStack extends NestedStack {
         description: key,
         memorySize: functionMemory(decl.name, entry.method === 'GET' ? 'read' : 'write'),
         logRemovalPolicy: shared.logRemovalPolicy,
-        ...(decl.packageFiles ? { packageFiles: decl.packageFiles } : {}),
         ...routeAccess(decl, shared, () => this.picturesBucketArn(shared.pictures)),
       });
       if (routeGrants(decl).some((g) => 'storage' in g)) acknowledgePictureObjects(fn.role, PICTURES_BUCKET_ARN_PARAMETER);

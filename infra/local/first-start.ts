@@ -168,7 +168,7 @@ export async function ensureTableWithCatalogue(opts: FirstStartOptions): Promise
   onProgress(0, total);
   let items: number;
   try {
-    items = await bulkImport(catalogue.titles, { writer: new BulkWriter(4, undefined, { transact: true }), ...(opts.now ? { now: opts.now } : {}), onProgress: (done) => onProgress(done, total) });
+    items = await bulkImport(catalogue.titles, { writer: new BulkWriter(4, { transact: true }), ...(opts.now ? { now: opts.now } : {}), onProgress: (done) => onProgress(done, total) });
   } finally {
     bar?.end();
   }

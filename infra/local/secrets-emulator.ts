@@ -1,6 +1,6 @@
 /**
  * A Secrets Manager endpoint for local runs: answers GetSecretValue (AWS JSON 1.1 protocol)
- * from files `<dir>/<secret id>.json`, so functions read secrets with the real SDK client through
+ * from files `<dir>/<secret id>.json`, so functions read secrets with their signed call (shared/aws-request.ts) through
  * AWS_ENDPOINT_URL_SECRETS_MANAGER exactly as they do on AWS. Nothing else is implemented.
  */
 import { readFile } from 'node:fs/promises';

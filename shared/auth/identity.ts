@@ -6,9 +6,12 @@
  * every function that checks tokens may read it), which callers may read together with other
  * items (see shared/http/handler.ts).
  */
-import { getAuthState, type AuthState } from '../db/users.js';
+import { getAuthState } from '../db/users.js';
+import { callerOf } from './claims.js';
 import type { Caller } from './roles.js';
 import { InvalidToken, verifyToken, type TokenClaims } from './tokens.js';
+
+export { callerOf } from './claims.js';
 
 const HEADER = /^(?:bearer|jwt) +([A-Za-z0-9_.~+/=-]+)$/i;
 
@@ -19,14 +22,6 @@ export async function accessClaims(header: string): Promise<TokenClaims> {
   return verifyToken(m[1]!, 'access');
 }
 
-/** The caller of verified claims, given the auth state of the user they name. */
-export function callerOf(claims: TokenClaims, auth: AuthState | null): Caller {
-  if (!auth) throw new InvalidToken('user not found');
-  if (!auth.is_active) throw new InvalidToken('user inactive');
-  if (auth.token_version !== claims.tv) throw new InvalidToken('token revoked');
-  if (claims.fam !== undefined && auth.revoked_families[claims.fam] !== undefined) throw new InvalidToken('token family revoked');
-  return { user_id: auth.user_id, username: auth.username, role: auth.role };
-}
 
 export async function callerFromAuthorization(header: string): Promise<Caller> {
   const claims = await accessClaims(header);

@@ -24,7 +24,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { secretFromEnv } from '../secrets.js';
 
 export const SOCIAL_ENV = { providers: 'SOCIAL_PROVIDERS', secrets: 'SOCIAL_SECRETS_ID' } as const;
@@ -52,16 +52,16 @@ function isAllowedUrl(value: string): boolean {
   return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
 }
 
-const endpointUrl = z.string().refine(isAllowedUrl, 'must be an https URL (http only on loopback), without credentials or fragment');
+const endpointUrl = z.string().check(z.refine(isAllowedUrl, 'must be an https URL (http only on loopback), without credentials or fragment'));
 
 const providerSchema = z.strictObject({
-  name: z.string().regex(PROVIDER_NAME, 'must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}'),
+  name: z.string().check(z.regex(PROVIDER_NAME, 'must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}')),
   kind: z.literal('oidc'),
   issuer: endpointUrl,
-  client_id: z.string().min(1),
-  scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'is not a scope token')).optional(),
-  redirect_uris: z.array(z.string().refine((v) => URL.canParse(v), 'must be an absolute URL')).min(1),
-  token_auth: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
+  client_id: z.string().check(z.minLength(1)),
+  scopes: z.optional(z.array(z.string().check(z.regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'is not a scope token')))),
+  redirect_uris: z.array(z.string().check(z.refine((v) => URL.canParse(v), 'must be an absolute URL'))).check(z.minLength(1)),
+  token_auth: z.optional(z.enum(['client_secret_basic', 'client_secret_post', 'none'])),
 });
 
 export type SocialProvider = z.output<typeof providerSchema>;
@@ -134,9 +134,9 @@ const metadataSchema = z.looseObject({
   authorization_endpoint: endpointUrl,
   token_endpoint: endpointUrl,
   jwks_uri: endpointUrl,
-  userinfo_endpoint: endpointUrl.optional(),
-  token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
-  id_token_signing_alg_values_supported: z.array(z.string()).optional(),
+  userinfo_endpoint: z.optional(endpointUrl),
+  token_endpoint_auth_methods_supported: z.optional(z.array(z.string())),
+  id_token_signing_alg_values_supported: z.optional(z.array(z.string())),
 });
 
 async function call(url: string, init: RequestInit, what: string): Promise<Response> {

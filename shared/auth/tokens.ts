@@ -3,25 +3,15 @@
  * is a published key are accepted (no `alg: none`, no HMAC with a public key as secret).
  */
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { InvalidToken, type TokenClaims, type TokenType } from './claims.js';
 import { newId } from '../ids.js';
 import { TOKEN_ALG, signingKey, verificationKeys } from './keys.js';
 
-export type TokenType = 'access' | 'refresh';
+export { InvalidToken, type TokenClaims, type TokenType } from './claims.js';
+
 
 export const LIFETIME_SECONDS: Record<TokenType, number> = { access: 15 * 60, refresh: 30 * 24 * 3600 };
 
-export interface TokenClaims {
-  sub: string;
-  user_id: string;
-  token_type: TokenType;
-  /** The user's token version when the token was issued (see db/users.ts). */
-  tv: number;
-  jti: string;
-  iat: number;
-  exp: number;
-  /** Refresh-token family (refresh tokens and the access tokens issued from them). */
-  fam?: string;
-}
 
 /** `{base}`: the issuer of every token, the deployment's public base URL. */
 export function issuer(): string {
@@ -54,12 +44,6 @@ export async function signToken(
   return { token, claims };
 }
 
-export class InvalidToken extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'InvalidToken';
-  }
-}
 
 /** Verifies signature, algorithm, issuer, expiry and shape; the user checks come after. */
 export async function verifyToken(token: string, expected?: TokenType): Promise<TokenClaims> {

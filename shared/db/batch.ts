@@ -3,8 +3,7 @@
  * e.g. the caller's auth state together with a record or a counter. Keys are opaque to callers:
  * they come from the entity modules of this folder.
  */
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 
 export interface ItemKey {
   pk: string;
@@ -41,7 +40,7 @@ async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
     if (attempt > 5) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' });
     const table = tableName();
-    const out = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    const out = await send((c) => new c.BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
     for (const item of out.Responses?.[table] ?? []) found.set(id(item as ItemKey), item);
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
   }
@@ -56,8 +55,8 @@ export async function queryAll(pk: string, prefix?: string): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(
-      new QueryCommand({
+    const out = await send((c) =>
+      new c.QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
@@ -82,17 +81,17 @@ export async function writeItems(puts: readonly Item[], deletes: readonly ItemKe
   const requests = [...puts.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }))];
   const batches: (typeof requests)[] = [];
   for (let i = 0; i < requests.length; i += MAX_WRITES) batches.push(requests.slice(i, i + MAX_WRITES));
-  const send = async (batch: typeof requests) => {
+  const write = async (batch: typeof requests) => {
     let pending = batch;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
       if (attempt > 6) throw Object.assign(new Error('BatchWriteItem left items unprocessed'), { name: 'ProvisionedThroughputExceededException' });
       const table = tableName();
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      const out = await send((c) => new c.BatchWriteCommand({ RequestItems: { [table]: pending } }));
       pending = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
     }
   };
-  for (let i = 0; i < batches.length; i += 4) await Promise.all(batches.slice(i, i + 4).map(send));
+  for (let i = 0; i < batches.length; i += 4) await Promise.all(batches.slice(i, i + 4).map(write));
 }
 
 /** Items per TransactWriteItems (DynamoDB's limit), and a margin under its 4 MB per call. */
@@ -122,7 +121,6 @@ export class BulkWriter {
 
   constructor(
     private readonly inFlight = 8,
-    private readonly client: DynamoDBDocumentClient = db(),
     private readonly opts: { transact?: boolean } = {},
   ) {
     this.perCall = opts.transact ? MAX_TRANSACT : MAX_WRITES;
@@ -149,7 +147,7 @@ export class BulkWriter {
     if (this.failure !== null) throw this.failure;
     const items = this.pending.splice(0, this.perCall);
     this.pendingBytes = 0;
-    const call: Promise<void> = (this.opts.transact ? this.transact(items) : this.send(items))
+    const call: Promise<void> = (this.opts.transact ? this.transact(items) : this.batchWrite(items))
       .catch((err: unknown) => {
         this.failure ??= err;
       })
@@ -161,7 +159,7 @@ export class BulkWriter {
     const TableName = tableName();
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.client.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName, Item } })) }));
+        await send((c) => new c.TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName, Item } })) }));
         this.written += items.length;
         return;
       } catch (err) {
@@ -172,13 +170,13 @@ export class BulkWriter {
     }
   }
 
-  private async send(items: Item[]): Promise<void> {
+  private async batchWrite(items: Item[]): Promise<void> {
     const table = tableName();
     let requests = items.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt)));
       if (attempt > 12) throw Object.assign(new Error(`BatchWriteItem left ${requests.length} items unprocessed`), { name: 'ProvisionedThroughputExceededException' });
-      const out = await this.client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      const out = await send((c) => new c.BatchWriteCommand({ RequestItems: { [table]: requests } }));
       const left = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
       this.written += requests.length - left.length;
       requests = left;

@@ -7,8 +7,7 @@
  *
  *   cascade   pk = CASCADE#<work>#<id>   sk = R   { at, cursor? }   where the work stopped
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 
 export const CASCADE_KEYS = 'CASCADE#*';
 export const CASCADE_PREFIX = 'CASCADE#';
@@ -24,9 +23,9 @@ export function cascadeOf(pk: string): { work: string; id: string } | null {
 
 /** Asks for the consumer to come back to the work, from `cursor` (each write is a new stream record). */
 export async function continueLater(work: string, id: string, cursor?: string): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...key(work, id), at: new Date().toISOString(), ...(cursor === undefined ? {} : { cursor }) } }));
+  await send((c) => new c.PutCommand({ TableName: tableName(), Item: { ...key(work, id), at: new Date().toISOString(), ...(cursor === undefined ? {} : { cursor }) } }));
 }
 
 export async function cascadeDone(work: string, id: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: key(work, id) }));
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: key(work, id) }));
 }

@@ -29,11 +29,10 @@
  * one strategy to the other between pages (the data changed) and still sees each record once.
  * The page's records are then read with one BatchGetItem: a first page costs at most 3 calls.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { matchesTerms, searchText, startsWordInsideRun, termNeedle } from '../text.js';
 import { getItems, queryAll, type Item, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter, type KeyBounds } from './index-query.js';
 import type { BaseRecord, Ordering } from './records.js';
 import { compareCodePoints, sortKey, type OrderValue } from './sort-keys.js';
@@ -388,8 +387,8 @@ async function readWhole(pk: string, bounds: KeyBounds | null, pages: number, li
   const vectors: Vector[] = [];
   let start: Record<string, unknown> | undefined;
   for (let reads = 1; ; reads++) {
-    const out = await db().send(
-      new QueryCommand({
+    const out = await send((c) =>
+      new c.QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: bounds === null ? '#pk = :pk' : bounds.hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
         ExpressionAttributeNames: bounds === null ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
@@ -582,8 +581,8 @@ export async function postingIds<R extends BaseRecord>(def: IndexDef<R>, filter:
 
 /** Whether any record has `value` among a posting filter's values (one posting read). */
 export async function hasPostings<R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): Promise<boolean> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': 'pk' },
@@ -616,8 +615,8 @@ export async function orderingHead<R extends BaseRecord>(
   let start: Record<string, unknown> | undefined;
   let refused = 0;
   for (let reads = 0; reads < (opts.maxReads ?? 4) && out.length < opts.limit; reads++) {
-    const page = await db().send(
-      new QueryCommand({
+    const page = await send((c) =>
+      new c.QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: condition,
         ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#id': 'id' },

@@ -10,13 +10,12 @@
  *    the `anime_count`/`manga_count` orderings follow within seconds; the counts shown are
  *    read from the records themselves and are exact at once (shared/http/crud.ts).
  */
-import { UpdateCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { animeIndex } from './animes.js';
 import { characterIndex } from './characters.js';
 import { personIndex } from './persons.js';
 import type { Item, ItemKey } from './batch.js';
 import { countedPrefixes, indexKeys, sizeKeyOf, type IndexDef } from './catalogue-index.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { mangaIndex } from './mangas.js';
 import { newsIndex } from './news.js';
 import { reorderPlan, type BaseRecord, type EntityDef } from './records.js';
@@ -47,12 +46,12 @@ export async function applyCatalogueChange(keys: Item, before: Item | undefined,
   const size = sizeKeyOfItem((after ?? before ?? keys) as Item);
   if (size) {
     if (d !== 0) {
-      await db().send(new UpdateCommand({ TableName: tableName(), Key: size, UpdateExpression: 'ADD n :d', ExpressionAttributeValues: { ':d': d } }));
+      await send((c) => new c.UpdateCommand({ TableName: tableName(), Key: size, UpdateExpression: 'ADD n :d', ExpressionAttributeValues: { ':d': d } }));
     }
     return;
   }
   const entity = COUNTED.find((e) => pk.startsWith(`${e.kind}#`) && keys.sk === 'R' && pk.split('#').length === 2);
   if (!entity || !before?.rec || !after?.rec) return;
   const ops = reorderPlan(entity, before.rec as BaseRecord, after.rec as BaseRecord);
-  for (let i = 0; i < ops.length; i += 100) await db().send(new TransactWriteCommand({ TransactItems: ops.slice(i, i + 100) as never }));
+  for (let i = 0; i < ops.length; i += 100) await send((c) => new c.TransactWriteCommand({ TransactItems: ops.slice(i, i + 100) as never }));
 }

@@ -22,9 +22,8 @@
  * and deletions are rare (60 uploads per user per hour, §7.2), far below its write limit
  * (docs/decisions.md 71).
  */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../ids.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import type { KeyPattern } from './key-patterns.js';
 import { del, put, type WritePlan } from './records.js';
 
@@ -67,7 +66,7 @@ export function goneFilesPlan(keys: readonly string[], now = new Date()): WriteP
  */
 export async function putUploadGuard(key: string, now = new Date()): Promise<DueFiles> {
   const guard = item([key], new Date(now.getTime() + UPLOAD_GUARD_SECONDS * 1000));
-  await db().send(new PutCommand({ TableName: tableName(), Item: guard }));
+  await send((c) => new c.PutCommand({ TableName: tableName(), Item: guard }));
   return { keys: guard.keys, due_at: guard.due_at, sk: guard.sk };
 }
 
@@ -81,8 +80,8 @@ export function keepUploadPlan(guard: Pick<DueFiles, 'sk'>): WritePlan {
  * page). One Query on the partition.
  */
 export async function dueFiles(now: Date, limit: number, after?: string): Promise<{ entries: DueFiles[]; more: boolean }> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk <= :bound',
       // '~' sorts after every id character, so items due exactly at `now` are included.
@@ -98,5 +97,5 @@ export async function dueFiles(now: Date, limit: number, after?: string): Promis
 
 /** Removes an item once its files are deleted (an item already gone is fine). */
 export async function removeDueFiles(entry: Pick<DueFiles, 'sk'>): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: DUE_PK, sk: entry.sk } }));
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: { pk: DUE_PK, sk: entry.sk } }));
 }

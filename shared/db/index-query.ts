@@ -6,9 +6,8 @@
  * Queries are made (default 1: the page may then be short, even empty, while `next` is set).
  * Backward pages with a filter read on until they find a record (see MAX_BACKWARD_READS).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { compareCodePoints } from './sort-keys.js';
 
 /** Items evaluated per filtered page: ten per requested record, between 100 and 400. */
@@ -90,8 +89,8 @@ export async function queryIndexPage<T>(
       const op = scanForward ? (from.inclusive ? '>=' : '>') : from.inclusive ? '<=' : '<';
       keyCondition += ` AND #sk ${op} :k`;
     }
-    return db().send(
-      new QueryCommand({
+    return send((c) =>
+      new c.QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: keyCondition,
         ExclusiveStartKey: start,

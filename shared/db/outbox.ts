@@ -22,14 +22,13 @@
  * Claiming is one conditional UpdateItem, so only one deliverer at a time holds a message; the
  * status writes after a send are conditioned on that deliverer's lease.
  */
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { newId } from '../ids.js';
 import { parseOutboxContent, type OutboxContent } from '../email/templates.js';
 import type { Item } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { KeyPattern } from './key-patterns.js';
 import { RATE_KEYS } from './rate-counters.js';
@@ -126,7 +125,7 @@ export function outboxPlan(message: OutboxContent, opts: { id?: string; now?: Da
 }
 
 export async function getOutboxMessage(id: string): Promise<OutboxMessage | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: messageKey(id), ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: messageKey(id), ConsistentRead: true }));
   return out.Item ? messageFromItem(out.Item) : null;
 }
 
@@ -143,8 +142,8 @@ export type Claim =
  */
 export async function claim(id: string, now = new Date()): Promise<Claim> {
   try {
-    const out = await db().send(
-      new UpdateCommand({
+    const out = await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: messageKey(id),
         UpdateExpression: 'SET #status = :sending, #lease = :lease, lease_until = :until ADD attempts :one',
@@ -257,8 +256,8 @@ export async function markFailed(m: OutboxMessage, error: string, now = new Date
  * of the previous page). One Query on the due partition.
  */
 export async function dueMessages(now: Date, limit: number, after?: string): Promise<{ entries: DueEntry[]; more: boolean }> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk <= :bound',
       // '~' sorts after every id character, so entries due exactly at `now` are included.
@@ -277,7 +276,7 @@ export async function dueMessages(now: Date, limit: number, after?: string): Pro
 
 /** Removes a due entry (one that no longer matches its message). */
 export async function removeDue(entry: Pick<DueEntry, 'sk'>): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: DUE_PK, sk: entry.sk } }));
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: { pk: DUE_PK, sk: entry.sk } }));
 }
 
 /** True when the due entry no longer stands for work: its message is gone, final, or due at another time. */

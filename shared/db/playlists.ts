@@ -13,12 +13,11 @@
  * number is exact when the request returns. Concurrent edits of one title conflict on its
  * record item and are retried (commitContended).
  */
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemRecord, ListRecord, PlaylistKind } from '../domain/playlists.js';
 import { itemIndex } from '../domain/playlists.js';
 import { queryAll, type Item, type ItemKey } from './batch.js';
 import { vectorOf, type Vector } from './catalogue-index.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import type { KeyPattern } from './key-patterns.js';
 import { del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
 import { scoreKey, statAttribute } from './titles.js';
@@ -64,8 +63,8 @@ export const storedItem = (item: Item | null | undefined): StoredItem | null => 
 
 /** The caller's list, created (blank) if it does not exist yet: one UpdateItem that keeps an existing one. */
 export async function ensureList(kind: PlaylistKind, userId: string, blank: ListRecord): Promise<StoredList> {
-  const out = await db().send(
-    new UpdateCommand({
+  const out = await send((c) =>
+    new c.UpdateCommand({
       TableName: tableName(),
       Key: listKey(kind, userId),
       UpdateExpression: 'SET #rec = if_not_exists(#rec, :rec), #rev = if_not_exists(#rev, :one)',
@@ -78,7 +77,7 @@ export async function ensureList(kind: PlaylistKind, userId: string, blank: List
 }
 
 export async function getList(kind: PlaylistKind, userId: string): Promise<StoredList | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: listKey(kind, userId), ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: listKey(kind, userId), ConsistentRead: true }));
   return storedList(kind, out.Item);
 }
 
@@ -221,8 +220,8 @@ export function itemPlan(c: ItemChange): WritePlan {
 /** The users listing a title (a page of them, at most `limit`, after the user `after`), with their item ids, scores and favourites. */
 export async function listingUsers(kind: PlaylistKind, titleId: string, limit: number, after?: string): Promise<{ userId: string; itemId: string; score: number; fav: boolean }[]> {
   const pk = listedKey(kind, titleId, '').pk;
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': 'pk' },
@@ -244,8 +243,8 @@ export async function usersScoring(kind: PlaylistKind, titleId: string, least: n
   const users: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(
-      new QueryCommand({
+    const out = await send((c) =>
+      new c.QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: '#pk = :pk',
         FilterExpression: '#score >= :least',
@@ -263,8 +262,8 @@ export async function usersScoring(kind: PlaylistKind, titleId: string, least: n
 
 /** The stored items of a user's list (at most `limit`). */
 export async function userItems(kind: PlaylistKind, userId: string, limit: number): Promise<StoredItem[]> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :items)',
       ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
@@ -277,11 +276,11 @@ export async function userItems(kind: PlaylistKind, userId: string, limit: numbe
 }
 
 export async function getItem(kind: PlaylistKind, userId: string, itemId: string): Promise<StoredItem | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: itemKey(kind, userId, itemId), ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: itemKey(kind, userId, itemId), ConsistentRead: true }));
   return storedItem(out.Item);
 }
 
 /** A user's list record goes (its items are gone). */
 export async function deleteList(kind: PlaylistKind, userId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: listKey(kind, userId) }));
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: listKey(kind, userId) }));
 }

@@ -13,10 +13,9 @@
  * record's values change, not when others pass it. `f` holds the values of the list's filters at
  * the run (`media_type`, `status`; a person's `category`), which a page's filter expression reads.
  */
-import { DeleteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
 import type { KeyPattern } from './key-patterns.js';
 import { recordKeyOfKind } from './records.js';
@@ -140,8 +139,8 @@ export async function setPositions(kind: TitleKind, id: string, rank: number | n
   const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(
-        new UpdateCommand({
+      await send((c) =>
+        new c.UpdateCommand({
           TableName: tableName(),
           Key: recordKeyOfKind(kind, id),
           UpdateExpression: expression,
@@ -172,8 +171,8 @@ export class LeaseLost extends Error {
 /** Takes the lease until `until` (epoch ms) unless another run holds one that has not expired. */
 export async function takeLease(owner: string, now: number, until: number): Promise<boolean> {
   try {
-    await db().send(
-      new UpdateCommand({
+    await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: leaseKey,
         UpdateExpression: 'SET #owner = :owner, #until = :until',
@@ -192,8 +191,8 @@ export async function takeLease(owner: string, now: number, until: number): Prom
 /** Completes a run: `refreshed_at` put and the lease released in one transaction, on the condition that the run still holds it. */
 export async function completeRun(owner: string, refreshedAt: string): Promise<void> {
   try {
-    await db().send(
-      new TransactWriteCommand({
+    await send((c) =>
+      new c.TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: { ...rankingsStateKey, refreshed_at: refreshedAt } } },
           {
@@ -217,8 +216,8 @@ export async function completeRun(owner: string, refreshedAt: string): Promise<v
 /** Releases the lease after a failed run (when it still holds it), so the next run need not wait for its expiry. */
 export async function releaseLease(owner: string): Promise<void> {
   try {
-    await db().send(
-      new DeleteCommand({
+    await send((c) =>
+      new c.DeleteCommand({
         TableName: tableName(),
         Key: leaseKey,
         ConditionExpression: '#owner = :owner',

@@ -10,9 +10,8 @@
  * UpdateItem that refuses to count, instead of counting, once the window holds `limit` requests.
  */
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { KeyPattern } from './key-patterns.js';
 
@@ -37,8 +36,8 @@ export function rateCounterKey(policy: string, dimension: string, key: string, w
  */
 export async function countRequest(key: ItemKey, limit: number, windowEnd: number): Promise<number | null> {
   try {
-    const out = await db().send(
-      new UpdateCommand({
+    const out = await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: key,
         UpdateExpression: 'ADD n :one SET expires_at = :expires',
@@ -57,8 +56,8 @@ export async function countRequest(key: ItemKey, limit: number, windowEnd: numbe
 /** Takes back one request counted by countRequest (a request refused by another limit is not counted). */
 export async function uncountRequest(key: ItemKey): Promise<void> {
   try {
-    await db().send(
-      new UpdateCommand({
+    await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: key,
         UpdateExpression: 'ADD n :minus',

@@ -16,9 +16,8 @@
  * An entry holds B's id, votes(A, B) and the score and name of B the run ordered by (so that a
  * reader orders the summed votes of several lists as the run did, without reading every B).
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, type Item, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import type { KeyPattern } from './key-patterns.js';
 import { compareCodePoints } from './sort-keys.js';
 import { searchNormalize } from '../text.js';
@@ -90,8 +89,8 @@ export const LEASE_MS = 16 * 60_000;
  */
 export async function startRun(holder: string, now: number): Promise<{ n: number; state: JobState } | null> {
   try {
-    const out = await db().send(
-      new UpdateCommand({
+    const out = await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: RECOMMENDATION_JOB_KEY,
         UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #holder = :holder, #until = :until',
@@ -110,8 +109,8 @@ export async function startRun(holder: string, now: number): Promise<{ n: number
 
 /** Ends run `n`: its versions become the ones readers see, `at` their `refreshed_at`; the lease is released. */
 export async function completeRun(n: number, holder: string, at: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
+  await send((c) =>
+    new c.UpdateCommand({
       TableName: tableName(),
       Key: RECOMMENDATION_JOB_KEY,
       UpdateExpression: 'SET #done = :n, #at = :at REMOVE #holder, #until',
@@ -124,9 +123,8 @@ export async function completeRun(n: number, holder: string, at: string): Promis
 
 /** A failed run gives the lease back (its versions stay invisible; `done` and `at` are untouched). */
 export async function releaseRun(holder: string): Promise<void> {
-  await db()
-    .send(
-      new UpdateCommand({
+  await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: RECOMMENDATION_JOB_KEY,
         UpdateExpression: 'REMOVE #holder, #until',
@@ -156,5 +154,5 @@ export function listWrite(titleKind: string, titleId: string, stored: Item | nul
 }
 
 export async function putList(item: Item): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: item }));
+  await send((c) => new c.PutCommand({ TableName: tableName(), Item: item }));
 }

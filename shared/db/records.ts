@@ -17,12 +17,11 @@
  * built as plans (createPlan, replacePlan, deletePlan, itemPlan) and committed together, so a
  * change that spans entities (a user and its profile, a state change and its e-mail) is atomic.
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { conflict } from '../http/problem.js';
 import { searchText, termNeedle } from '../text.js';
 import { storableKey, type Item, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import type { KeyPattern } from './key-patterns.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
@@ -365,8 +364,7 @@ async function commitTrying(tries: number, plans: WritePlan[]): Promise<void> {
   const meanings = plans.flatMap((p) => p.meanings);
   if (items.length > 100) throw new Error(`a transaction of ${items.length} items is over DynamoDB's limit of 100`);
   await retryOnConflict(() =>
-    db()
-      .send(new TransactWriteCommand({ TransactItems: items as never }))
+    send((c) => new c.TransactWriteCommand({ TransactItems: items as never }))
       .catch((err: unknown) => {
         const reasons = cancellationReasons(err);
         if (!reasons) throw err;
@@ -395,7 +393,7 @@ export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R
 }
 
 export async function getRecord<R extends BaseRecord>(def: EntityDef<R>, id: string): Promise<Stored<R> | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: recordKey(anyDef(def), id), ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: recordKey(anyDef(def), id), ConsistentRead: true }));
   return storedFromItem<R>(out.Item);
 }
 
@@ -404,7 +402,7 @@ export async function getByUnique<R extends BaseRecord>(def: EntityDef<R>, field
   const claim = uniqueKey(anyDef(def), field, key);
   // A value too long for a key was never claimed (e.g. a 200,000-character e-mail at sign-in).
   if (!storableKey(claim)) return null;
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: claim, ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: claim, ConsistentRead: true }));
   return storedFromItem<R>(out.Item);
 }
 
@@ -492,6 +490,6 @@ function listFilter(req: ListRequest): IndexFilter | undefined {
 /** The exact number of records of the entity (kept by every create and delete). */
 export async function countRecords<R extends BaseRecord>(def: EntityDef<R>): Promise<number> {
   const key = counterKey(def as unknown as EntityDef<BaseRecord>);
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return countFromItem(out.Item);
 }

@@ -18,34 +18,32 @@
  * are exact when the request returns. Votes do not raise `rev` (they change no field of the
  * record; `hc` is conditioned instead), so a vote and an edit never pass each other unnoticed.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor } from '../http/cursor.js';
 import { notFound } from '../http/problem.js';
 import type { CountedReview, ReviewKindDef, ReviewRecord } from '../domain/reviews.js';
 import { reviewIndex } from '../domain/reviews.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { vectorOf, type Vector } from './catalogue-index.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
 import type { KeyPattern } from './key-patterns.js';
 import { del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
+import { reviewCountKey, userPk } from './review-counts.js';
+
+export { REVIEW_COUNT_KEYS, reviewCountKey, reviewCountOf } from './review-counts.js';
 
 const REVIEW_PREFIX = 'REVIEW#';
 export const reviewKey = (id: string): ItemKey => ({ pk: `${REVIEW_PREFIX}${id}`, sk: 'R' });
 export const voteKey = (reviewId: string, voter: string): ItemKey => ({ pk: `${REVIEW_PREFIX}${reviewId}`, sk: `V#${voter}` });
 const titlePk = (kind: ReviewKindDef, titleId: string) => `REVIEWS#${kind.titleKind}#${titleId}`;
-const userPk = (userId: string) => `REVIEWS#USER#${userId}`;
 const userVectorPk = (userId: string) => `${userPk(userId)}#V`;
 const claimKey = (kind: ReviewKindDef, userId: string, titleId: string): ItemKey => ({ pk: userPk(userId), sk: `T#${kind.titleKind}#${titleId}` });
-export const reviewCountKey = (userId: string): ItemKey => ({ pk: userPk(userId), sk: 'N' });
 const voterKey = (voter: string, reviewId: string): ItemKey => ({ pk: `REVIEWS#VOTER#${voter}`, sk: reviewId });
 const TOP_PK = 'REVIEWS#TOP';
 const recentKey = (kind: ReviewKindDef, r: ReviewRecord): ItemKey => ({ pk: `REVIEWS#RECENT#${kind.titleKind}`, sk: `${r.created_at}#${r.id}` });
 
 /** Every review item: reviews and votes (`REVIEW#…`), vectors, claims, counts, postings, the top and recent lists (`REVIEWS#…`). */
 export const REVIEW_KEYS: KeyPattern[] = [`${REVIEW_PREFIX}*`, 'REVIEWS#*'];
-/** The users' review counts (and claims): what UserAbout reads. */
-export const REVIEW_COUNT_KEYS: KeyPattern = 'REVIEWS#USER#*';
 
 export interface StoredReview {
   record: ReviewRecord;
@@ -57,7 +55,6 @@ export interface StoredReview {
 export const storedReview = (item: Item | null | undefined): StoredReview | null =>
   item ? { record: item.rec as ReviewRecord, rev: Number(item.rev), helpful: Number(item.hc ?? 0) } : null;
 
-export const reviewCountOf = (item: Item | null | undefined): number => Number(item?.n ?? 0);
 
 export async function getReview(id: string): Promise<StoredReview | null> {
   return storedReview((await getItems([reviewKey(id)]))[0]);
@@ -181,8 +178,8 @@ export async function topReviewsPage(q: { kind?: string; withoutSpoilers: boolea
  * backwards, at most `limit` entries (one Query).
  */
 export async function recentReviews(kind: ReviewKindDef, limit: number): Promise<TopEntry[]> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': 'pk' },
@@ -198,8 +195,8 @@ export async function recentReviews(kind: ReviewKindDef, limit: number): Promise
 // ---- What the relations consumer reads for cascades
 
 async function sortKeys(pk: string, limit: number, prefix?: string): Promise<string[]> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :p)',
       ExpressionAttributeNames: { '#pk': 'pk', ...(prefix === undefined ? {} : { '#sk': 'sk' }) },

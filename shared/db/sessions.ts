@@ -9,9 +9,8 @@
  * and tokens are verified before their record is read, so this never decides alone.)
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { KeyPattern } from './key-patterns.js';
 import { itemPlan, put, type WritePlan } from './records.js';
@@ -37,7 +36,7 @@ export function refreshTokenPlan(token: { jti: string; uid: string; fam: string;
 }
 
 export async function refreshTokenState(jti: string): Promise<RefreshState | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: key(jti), ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: key(jti), ConsistentRead: true }));
   if (!out.Item || expired(out.Item.expires_at)) return null;
   return { uid: String(out.Item.uid), fam: String(out.Item.fam), spent: out.Item.spent === true };
 }
@@ -45,8 +44,8 @@ export async function refreshTokenState(jti: string): Promise<RefreshState | nul
 /** Spends a refresh token: `spent` now, or why not (`reused`: it was spent before; `unknown`, or expired). */
 export async function spendRefreshToken(jti: string): Promise<'spent' | 'reused' | 'unknown'> {
   try {
-    await db().send(
-      new UpdateCommand({
+    await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: key(jti),
         UpdateExpression: 'SET spent = :t, spent_at = :now',

@@ -14,9 +14,8 @@
  * three calls whatever the catalogue's size, every record equally likely.
  */
 import { randomInt } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type Item, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { counterKeyOfKind, del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
 
 /** What a creation or deletion of a slotted kind read: the counter, and the last slot's record. */
@@ -40,7 +39,7 @@ export async function slottedIds(kind: string): Promise<string[]> {
 }
 
 async function get(key: ItemKey, consistent: boolean): Promise<Item | undefined> {
-  return (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }))).Item;
+  return (await send((c) => new c.GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }))).Item;
 }
 
 /**

@@ -13,9 +13,8 @@
  * its twin under the user lets the account's links be found with one Query (account deletion
  * removes them). Both are written in the transaction that creates or links the account.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { KeyPattern } from './key-patterns.js';
 import { del, itemPlan, put, type WritePlan } from './records.js';
@@ -52,8 +51,8 @@ export const SOCIAL_LINK_KEYS: KeyPattern[] = [linkKey({ provider: '*', iss: '*'
 const STATE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
 export async function saveSocialState(state: string, value: SocialState): Promise<void> {
-  await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...stateKey(state), ...value }, ConditionExpression: 'attribute_not_exists(pk)' }),
+  await send((c) =>
+    new c.PutCommand({ TableName: tableName(), Item: { ...stateKey(state), ...value }, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
 }
 
@@ -61,8 +60,8 @@ export async function saveSocialState(state: string, value: SocialState): Promis
 export async function takeSocialState(state: string): Promise<SocialState | null> {
   if (!STATE_PATTERN.test(state)) return null;
   try {
-    const out = await db().send(
-      new DeleteCommand({ TableName: tableName(), Key: stateKey(state), ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_OLD' }),
+    const out = await send((c) =>
+      new c.DeleteCommand({ TableName: tableName(), Key: stateKey(state), ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_OLD' }),
     );
     const item = out.Attributes;
     if (!item) return null;
@@ -90,7 +89,7 @@ export class LinkChanged extends Error {
 const linkAttributes = (l: SocialLink) => ({ provider: l.provider, iss: l.iss, sub: l.sub, user_id: l.user_id, created_at: l.created_at });
 
 export async function getSocialLink(provider: string, iss: string, sub: string): Promise<SocialLink | null> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: linkKey({ provider, iss, sub }), ConsistentRead: true }));
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: linkKey({ provider, iss, sub }), ConsistentRead: true }));
   return out.Item ? (linkAttributes(out.Item as SocialLink) satisfies SocialLink) : null;
 }
 

@@ -26,10 +26,9 @@
  * record; a deletion's, which no later write will find, the relations consumer applies at the
  * record's REMOVE (finishDeletion).
  */
-import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../concurrency.js';
 import { queryAll, type Item, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { cancellationReasons, isTransactionConflict, isUnavailable, retryOnConflict } from './errors.js';
 import { commit, itemPlan, joinPlans, put, type WritePlan } from './records.js';
 
@@ -71,8 +70,7 @@ async function applyBatch(entry: JournalEntry): Promise<void> {
   let ops = entry.ops;
   for (;;) {
     const failed = await retryOnConflict(() =>
-      db()
-        .send(new TransactWriteCommand({ TransactItems: [...ops, remove] as never }))
+      send((c) => new c.TransactWriteCommand({ TransactItems: [...ops, remove] as never }))
         .then(() => null)
         .catch((err: unknown) => {
           const reasons = cancellationReasons(err);
@@ -101,7 +99,7 @@ export async function finishJournal(entries: readonly JournalEntry[], rev: numbe
     if (e.rev === rev && e.write === write) {
       await applyBatch(e);
       applied = true;
-    } else if (e.rev <= rev) await db().send(new DeleteCommand({ TableName: tableName(), Key: e.key }));
+    } else if (e.rev <= rev) await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: e.key }));
   }
   return applied;
 }
@@ -127,7 +125,7 @@ export async function stageJournal(rest: WritePlan, recordPk: string, rev: numbe
     bytes += size;
   }
   close();
-  await Promise.all(entries.map((e) => db().send(new PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, write: e.write, ops: e.ops } }))));
+  await Promise.all(entries.map((e) => send((c) => new c.PutCommand({ TableName: tableName(), Item: { ...e.key, rev: e.rev, write: e.write, ops: e.ops } }))));
   return entries;
 }
 
@@ -150,11 +148,11 @@ export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: s
     await commit(marked);
   } catch (err) {
     // Not committed for sure: the journal goes (if that fails too, it stays inert). Maybe committed: it stays.
-    if (!isUnavailable(err)) await Promise.all(entries.map((e) => db().send(new DeleteCommand({ TableName: tableName(), Key: e.key })))).catch(() => undefined);
+    if (!isUnavailable(err)) await Promise.all(entries.map((e) => send((c) => new c.DeleteCommand({ TableName: tableName(), Key: e.key })))).catch(() => undefined);
     throw err;
   }
   await mapLimit(entries, APPLY_AT_ONCE, applyBatch);
-  if (opts.deletion) await db().send(new DeleteCommand({ TableName: tableName(), Key: deletionKey(recordPk) }));
+  if (opts.deletion) await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: deletionKey(recordPk) }));
 }
 
 /**
@@ -168,6 +166,6 @@ export async function finishDeletion(recordPk: string): Promise<boolean> {
   const marker = items.find((i) => i.sk === 'W');
   if (!marker || items.some((i) => i.sk === 'R')) return false;
   await finishJournal(journalOf(items), Number(marker.rev), String(marker.write));
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: deletionKey(recordPk) }));
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: deletionKey(recordPk) }));
   return true;
 }

@@ -22,9 +22,8 @@
  * `favorites` of a representation from them, and `rank` and `popularity` from the positions the
  * rankings job writes beside them (`st_rank`, `st_popularity`: shared/db/rankings.ts).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
@@ -161,7 +160,7 @@ export async function readRelation<R extends BaseRecord>(def: TitleDef<R>, id: s
   const pk = recordPk(def.entity.kind, id);
   const prefix = `C#${relation}#`;
   const [record, chunks] = await Promise.all([
-    db().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'R' }, ProjectionExpression: 'pk', ConsistentRead: true })),
+    send((c) => new c.GetCommand({ TableName: tableName(), Key: { pk, sk: 'R' }, ProjectionExpression: 'pk', ConsistentRead: true })),
     queryAll(pk, prefix),
   ]);
   if (!record.Item) return null;

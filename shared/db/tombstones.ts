@@ -13,10 +13,9 @@
  * read unit; the shards spread the reads of every catalogue page over several items (DynamoDB
  * serves about 3,000 strongly consistent reads per second of one item).
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { serviceUnavailable } from '../http/problem.js';
 import type { Item, ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import type { WritePlan } from './records.js';
 
 export const TOMBSTONE_SHARDS = 4;
@@ -70,8 +69,8 @@ export function tombstonePlan(kind: string, id: string): WritePlan {
 export async function clearTombstone(kind: string, id: string): Promise<void> {
   await Promise.all(
     Array.from({ length: TOMBSTONE_SHARDS }, (_, n) =>
-      db().send(
-        new UpdateCommand({
+      send((c) =>
+        new c.UpdateCommand({
           TableName: tableName(),
           Key: shardKey(n),
           UpdateExpression: 'DELETE #k :id',

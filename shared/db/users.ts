@@ -32,12 +32,11 @@
  * administrator's `is_active: true`, social sign-in linking it) or deletes it. So the accounts
  * registered before a given time are one Query away, without a Scan.
  */
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Purpose } from '../auth/email-tokens.js';
 import type { Role } from '../auth/roles.js';
 import { uniquenessKey } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
-import { db, tableName } from './client.js';
+import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { KeyPattern } from './key-patterns.js';
 import {
@@ -194,7 +193,7 @@ export function authFromItem(item: Item | null | undefined): AuthState | null {
 }
 
 export async function getAuthState(id: string): Promise<AuthState | null> {
-  return authFromItem((await db().send(new GetCommand({ TableName: tableName(), Key: authKey(id), ConsistentRead: true }))).Item);
+  return authFromItem((await send((c) => new c.GetCommand({ TableName: tableName(), Key: authKey(id), ConsistentRead: true }))).Item);
 }
 
 /** Writes the auth state of `user` at revision `rev`, keeping its revoked families (created empty). */
@@ -239,8 +238,8 @@ export async function revokeTokenFamily(userId: string, fam: string, until: numb
     .map(([f]) => f);
   const remove = expired.length > 0 ? ` REMOVE ${expired.map((_, i) => `#rf.#e${i}`).join(', ')}` : '';
   try {
-    await db().send(
-      new UpdateCommand({
+    await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: authKey(userId),
         UpdateExpression: `SET #rf.#fam = :until${remove}`,
@@ -290,8 +289,8 @@ export interface PendingEntry {
  * after the entry whose sort key is `after`. One Query of the pending partition, consistent.
  */
 export async function pendingRegistrations(before: string, limit: number, after?: string): Promise<{ entries: PendingEntry[]; more: boolean }> {
-  const out = await db().send(
-    new QueryCommand({
+  const out = await send((c) =>
+    new c.QueryCommand({
       TableName: tableName(),
       // `<created_at>#<id>` < `<before>` exactly when created_at < before ('#' sorts before every
       // character of an ISO time, and the times have one length).
@@ -308,7 +307,7 @@ export async function pendingRegistrations(before: string, limit: number, after?
 
 /** Removes an entry whose account is no longer pending (activated or deleted meanwhile). */
 export async function removePendingEntry(entry: Pick<PendingEntry, 'sk'>): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: PENDING_PK, sk: entry.sk } }));
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: { pk: PENDING_PK, sk: entry.sk } }));
 }
 
 // ---------------------------------------------------------------------------------------------

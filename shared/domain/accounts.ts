@@ -14,7 +14,7 @@ import { hasPostings } from '../db/catalogue-index.js';
 import { newsIndex } from '../db/news.js';
 import { tombstonePlan } from '../db/tombstones.js';
 import { getItems } from '../db/batch.js';
-import { reviewCountKey, reviewCountOf } from '../db/reviews.js';
+import { reviewCountKey, reviewCountOf } from '../db/review-counts.js';
 import { createUserPlan, deleteUserPlan, replaceUserPlan, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
 import { newId } from '../ids.js';
 

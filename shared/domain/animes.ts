@@ -5,45 +5,47 @@
  * the records they name (§1.2 "References"), videos and pictures keeping their ids by `url`
  * (§3.2, media.ts), and the counts of linked genres, themes and producers (§3.7).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { animeTitle, type AnimeRecord, type Ref } from '../db/animes.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
 import { enumParam, idParam, scoreParam } from '../http/schemas.js';
 import { AnimeMediaType, AnimeSource, AnimeStatus, BroadcastDay, CharacterRole, Language, Rating, Season, VideoKind } from './enums.js';
-import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
-import { keepByUrl, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
+import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, required, url } from './fields.js';
+import { keepByUrl, keepPictures, writtenPictures, type Picture } from './media.js';
 import { checkReferences, linkCounts, type Reference } from './references.js';
 import { isTimeZone, nextEpisode, WEEKDAYS } from './broadcast.js';
 import { seasonOf, yearString } from './seasons.js';
 import type { TitleResource } from './title-resource.js';
+import { nullableUrl, refShape, titleFields, titleRead } from './title-fields.js';
 
 
 const broadcastWrite = z
   .strictObject({
     day: oneOf(BroadcastDay),
-    time: z
-      .string()
-      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Enter a time as HH:MM (24-hour).')
-      .nullable()
-      .optional()
-      .transform((v) => v ?? null),
-    timezone: line({ max: 64 })
-      .refine(isTimeZone, 'Not a known IANA time zone.')
-      .optional()
-      .transform((v) => v ?? 'Asia/Tokyo'),
+    time: z.pipe(
+      z.optional(z.nullable(z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Enter a time as HH:MM (24-hour).')))),
+      z.transform((v) => v ?? null),
+    ),
+    timezone: z.pipe(
+      z.optional(line({ max: 64 }).check(z.refine(isTimeZone, 'Not a known IANA time zone.'))),
+      z.transform((v) => v ?? 'Asia/Tokyo'),
+    ),
   })
-  .superRefine((b, ctx) => {
-    if (WEEKDAYS.includes(b.day) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
-  });
+  .check(
+    z.superRefine((b, ctx) => {
+      if (WEEKDAYS.includes(b.day) && b.time === null) ctx.addIssue({ code: 'custom', message: 'Required when day is a weekday.', path: ['time'] });
+    }),
+  );
 
 const voiceActorWrite = z.strictObject({ person_id: id(), language: oneOf(Language) });
 const characterWrite = z.strictObject({
   character_id: id(),
   role: oneOf(CharacterRole),
-  voice_actors: distinctList(voiceActorWrite, { max: 20, key: (v) => `${v.person_id} ${v.language}`, message: 'Duplicate voice actor and language.' })
-    .optional()
-    .transform((v) => v ?? []),
+  voice_actors: z.pipe(
+    z.optional(distinctList(voiceActorWrite, { max: 20, key: (v) => `${v.person_id} ${v.language}`, message: 'Duplicate voice actor and language.' })),
+    z.transform((v) => v ?? []),
+  ),
 });
 const staffWrite = z.strictObject({
   person_id: id(),
@@ -52,82 +54,76 @@ const staffWrite = z.strictObject({
 const videoWrite = z.strictObject({
   title: line({ min: 1, max: 200 }),
   url: url(),
-  kind: oneOf(VideoKind)
-    .optional()
-    .transform((v) => v ?? 'other'),
+  kind: z.pipe(z.optional(oneOf(VideoKind)), z.transform((v) => v ?? 'other')),
 });
-const names = distinctList(line({ min: 1, max: 255 }), { max: 20, message: 'Duplicate name.' });
 
 export const animeFields = {
   name: required(line({ min: 1, max: 255 }), 'Unique among animes, case-insensitively.'),
-  name_jpn: optionalText(line({ max: 255 })),
-  name_rom: optionalText(line({ max: 255 })),
-  alternative_names: optional(names, () => []),
-  image: optionalNullable(url()),
-  synopsis: optionalText(text({ max: 10_000 })),
-  background: optionalText(text({ max: 5_000 })),
+  name_jpn: titleFields.name_jpn,
+  name_rom: titleFields.name_rom,
+  alternative_names: titleFields.alternative_names,
+  image: titleFields.image,
+  synopsis: titleFields.synopsis,
+  background: titleFields.background,
   media_type: optional(oneOf(AnimeMediaType), () => 'tv'),
   source: optionalNullable(oneOf(AnimeSource)),
   status: optional(oneOf(AnimeStatus), () => 'upcoming'),
   rating: optionalNullable(oneOf(Rating)),
-  episodes: optionalNullable(z.int().min(1).max(5_000)),
-  duration_seconds: optionalNullable(z.int().min(1).max(86_400)),
+  episodes: optionalNullable(z.int().check(z.gte(1), z.lte(5_000))),
+  duration_seconds: optionalNullable(z.int().check(z.gte(1), z.lte(86_400))),
   aired_from: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
   aired_to: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
   broadcast: optionalNullable(broadcastWrite),
-  website: optionalNullable(url({ allowHttp: true })),
-  genre_ids: optional(idList(20), () => []),
-  theme_ids: optional(idList(20), () => []),
+  website: titleFields.website,
+  genre_ids: titleFields.genre_ids,
+  theme_ids: titleFields.theme_ids,
   studio_ids: optional(idList(10), () => []),
   producer_ids: optional(idList(30), () => []),
   licensor_ids: optional(idList(10), () => []),
   characters: optional(distinctList(characterWrite, { max: 500, key: (c) => c.character_id, field: 'character_id', message: 'Duplicate character.' }), () => []),
   staff: optional(distinctList(staffWrite, { max: 300, key: (s) => s.person_id, field: 'person_id', message: 'Duplicate person.' }), () => []),
   videos: optional(distinctList(videoWrite, { max: 50, key: (v) => v.url, field: 'url', message: 'Duplicate URL.' }), () => []),
-  pictures: picturesField,
+  pictures: titleFields.pictures,
 };
 
-const stamp = { id: z.string(), created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) };
-const refShape = z.object({ id: z.string(), name: z.string() });
-const nullableDate = z.string().meta({ format: 'date' }).nullable();
-const nullableUrl = z.string().meta({ format: 'uri' }).nullable();
+const t = titleRead;
 
 export const animeRead = z.object({
-  id: stamp.id,
-  created_at: stamp.created_at,
-  updated_at: stamp.updated_at,
-  name: z.string(),
-  name_jpn: z.string(),
-  name_rom: z.string(),
-  alternative_names: z.array(z.string()),
-  image: nullableUrl,
-  synopsis: z.string(),
-  background: z.string(),
+  id: t.id,
+  created_at: t.created_at,
+  updated_at: t.updated_at,
+  name: t.name,
+  name_jpn: t.name_jpn,
+  name_rom: t.name_rom,
+  alternative_names: t.alternative_names,
+  image: t.image,
+  synopsis: t.synopsis,
+  background: t.background,
   media_type: z.enum(AnimeMediaType),
-  source: z.enum(AnimeSource).nullable(),
+  source: z.nullable(z.enum(AnimeSource)),
   status: z.enum(AnimeStatus),
-  rating: z.enum(Rating).nullable(),
-  episodes: z.int().nullable(),
-  duration_seconds: z.int().nullable(),
-  aired_from: nullableDate,
-  aired_to: nullableDate,
-  season: z.enum(Season).nullable(),
-  year: z.int().nullable(),
-  broadcast: z.object({ day: z.enum(BroadcastDay), time: z.string().nullable(), timezone: z.string() }).nullable(),
-  next_episode: z.object({ number: z.int(), airs_at: z.string().meta({ format: 'date-time' }) }).nullable(),
-  genres: z.array(refShape),
-  themes: z.array(refShape),
+  rating: z.nullable(z.enum(Rating)),
+  episodes: z.nullable(z.int()),
+  duration_seconds: z.nullable(z.int()),
+  aired_from: t.from,
+  aired_to: t.to,
+  season: z.nullable(z.enum(Season)),
+  year: z.nullable(z.int()),
+  broadcast: z.nullable(z.object({ day: z.enum(BroadcastDay), time: z.nullable(z.string()), timezone: z.string() })),
+  next_episode: z.nullable(z.object({ number: z.int(), airs_at: z.string().check(z.meta({ format: 'date-time' })) })),
+  genres: t.genres,
+  themes: t.themes,
   studios: z.array(refShape),
   producers: z.array(refShape),
   licensors: z.array(refShape),
   trailer_url: nullableUrl,
-  website: nullableUrl,
-  score: z.number().nullable(),
-  scored_by: z.int(),
-  members: z.int(),
-  favorites: z.int(),
-  rank: z.int().nullable(),
-  popularity: z.int().nullable(),
+  website: t.website,
+  score: t.score,
+  scored_by: t.scored_by,
+  members: t.members,
+  favorites: t.favorites,
+  rank: t.rank,
+  popularity: t.popularity,
 });
 
 interface Video {
@@ -206,7 +202,7 @@ export const animes: TitleResource<AnimeRecord> = {
       media_type: enumParam(AnimeMediaType),
       status: enumParam(AnimeStatus),
       season: enumParam(Season),
-      year: yearString().optional(),
+      year: z.optional(yearString()),
       genre: idParam,
       theme: idParam,
       studio: idParam,

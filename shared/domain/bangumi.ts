@@ -27,14 +27,14 @@
  * Each value goes through the API's own field schema (animeFields); a value that fails it is
  * left at its default and reported, never written as is.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { animeFields } from './animes.js';
 import { line } from './fields.js';
 
 /** The name of the source: its items' keys and the provenance of imported titles say where they came from. */
 export const SOURCE = 'bangumi-data';
 
-const site = z.looseObject({ site: z.string(), id: z.string().optional() });
+const site = z.looseObject({ site: z.string(), id: z.optional(z.string()) });
 
 /** The fields of a bangumi-data item this import reads (the package's data.d.ts), others ignored. */
 const sourceItem = z.looseObject({
@@ -42,10 +42,10 @@ const sourceItem = z.looseObject({
   titleTranslate: z.record(z.string(), z.array(z.string())),
   type: z.enum(['tv', 'web', 'movie', 'ova']),
   lang: z.string(),
-  officialSite: z.string().optional(),
+  officialSite: z.optional(z.string()),
   begin: z.string(),
-  broadcast: z.string().optional(),
-  end: z.string().optional(),
+  broadcast: z.optional(z.string()),
+  end: z.optional(z.string()),
   sites: z.array(site),
 });
 export type SourceItem = z.output<typeof sourceItem>;

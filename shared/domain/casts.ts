@@ -1,24 +1,23 @@
 /**
  * The cast and staff sub-resources of titles (API.md §4.1.2, §4.7): their item shapes, query
- * options and how an entry becomes an item (shared/http/casts.ts reads them).
+ * options and how an entry becomes an item (shared/http/casts.ts reads them). A person's voices
+ * and authored mangas are in voices.ts and authored.ts.
  */
-import { animeCard, characterCard } from './cards.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
 import type { CastListing } from '../http/casts.js';
 import { enumParam } from '../http/schemas.js';
 import { characterListItem } from './characters.js';
-import { AuthorRole, CharacterRole, Language } from './enums.js';
-import { mangaRead } from './mangas.js';
+import { CharacterRole, Language } from './enums.js';
 import { personListItem } from './persons.js';
 import type { CastEntry, StaffEntry } from './reverse-views.js';
 
-const personCard = z.object({ id: z.string(), name: z.string(), image: z.string().meta({ format: 'uri' }).nullable() });
+const personCard = z.object({ id: z.string(), name: z.string(), image: z.nullable(z.string().check(z.meta({ format: 'uri' }))) });
 
-export const castItem = characterListItem.extend({ role: z.enum(CharacterRole), voice_actors: z.array(personCard.extend({ language: z.enum(Language) })) });
-export const staffItem = personListItem.extend({ positions: z.array(z.string()) });
-export const mangaCastItem = characterListItem.extend({ role: z.enum(CharacterRole) });
+export const castItem = z.extend(characterListItem, { role: z.enum(CharacterRole), voice_actors: z.array(z.extend(personCard, { language: z.enum(Language) })) });
+export const staffItem = z.extend(personListItem, { positions: z.array(z.string()) });
+export const mangaCastItem = z.extend(characterListItem, { role: z.enum(CharacterRole) });
 
 export const castOrderings = ['position', 'name', 'favorites'] as const;
 export const staffOrderings = ['position', 'name'] as const;
@@ -69,14 +68,3 @@ export function staffOf(title: TitleDef<BaseRecord>, noun: string): CastListing<
     extra: (e) => ({ positions: e.positions }),
   };
 }
-
-/** An entry of `GET /api/persons/{id}/voices/` (§4.9). */
-export const voiceItem = z.object({ character: characterCard, anime: animeCard, role: z.enum(CharacterRole), language: z.enum(Language) });
-export const voiceOrderings = ['aired_from', 'anime_name', 'character_name'] as const;
-export const voiceFilters = { language: enumParam(Language), role: enumParam(CharacterRole) };
-export const voiceCards = { anime: Object.keys(animeCard.shape), character: Object.keys(characterCard.shape) };
-
-/** An entry of `GET /api/persons/{id}/mangas/` (§4.9): the manga and the person's role in it. */
-export const authoredItem = mangaRead.extend({ author_role: z.enum(AuthorRole) });
-export const authoredOrderings = ['published_from', 'name', 'members'] as const;
-export const authoredFilters = { role: enumParam(AuthorRole) };

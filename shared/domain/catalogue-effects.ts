@@ -18,11 +18,10 @@
  *    title deleted by a staged write whose writer died → that deletion's journal is applied (its
  *    index items go, its links' counts come down: staged.ts finishDeletion).
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, type Item } from '../db/batch.js';
 import { canonicalJson } from '../json.js';
 import { postingIds } from '../db/catalogue-index.js';
-import { db, tableName } from '../db/client.js';
+import { send, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
 import { cascadeDone } from '../db/cascades.js';
@@ -116,8 +115,8 @@ async function updateAppearances(id: string): Promise<void> {
 /** Marks a title's record changed without changing it, so its stream record runs its reconcile in order. */
 async function touch(kind: string, id: string): Promise<void> {
   try {
-    await db().send(
-      new UpdateCommand({
+    await send((c) =>
+      new c.UpdateCommand({
         TableName: tableName(),
         Key: recordKeyOfKind(kind, id),
         UpdateExpression: 'SET touched_at = :t',

@@ -3,7 +3,7 @@
  * and how a write becomes a stored record. A character links nothing itself: its appearances and
  * voices are written on the animes and mangas and shown in the detail as reverse views.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { characterTitle, type CharacterRecord } from '../db/characters.js';
 import { CharacterRole, Language } from './enums.js';
 import { enumParam, idParam } from '../http/schemas.js';
@@ -20,7 +20,7 @@ const characterFields = {
   image: optionalNullable(url()),
 };
 
-const timestamp = z.string().meta({ format: 'date-time' });
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
 const ref = z.object({ id: z.string(), name: z.string() });
 
 export const characterListItem = z.object({
@@ -31,13 +31,13 @@ export const characterListItem = z.object({
   name_kanji: z.string(),
   nicknames: z.array(z.string()),
   about: z.string(),
-  image: z.string().meta({ format: 'uri' }).nullable(),
+  image: z.nullable(z.string().check(z.meta({ format: 'uri' }))),
   favorites: z.int(),
   members: z.int(),
 });
 
-const appearance = ref.extend({ role: z.enum(CharacterRole) });
-const characterRead = characterListItem.extend({
+const appearance = z.extend(ref, { role: z.enum(CharacterRole) });
+const characterRead = z.extend(characterListItem, {
   animes: z.array(appearance),
   mangas: z.array(appearance),
   voices: z.array(z.object({ person: ref, language: z.enum(Language), anime: ref })),

@@ -1,11 +1,17 @@
 /**
  * Field builders for request bodies and query values (API.md §1.2, §1.6), and the mapping of
  * validation issues to the `errors` member of a problem. Every resource schema is built from
- * these, so strings, URLs, dates and enums follow one set of rules everywhere.
+ * these, so strings, URLs, dates and enums follow one set of rules everywhere. Schemas use
+ * zod/mini, whose functions a bundle keeps only when it uses them (docs/decisions.md W6).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
 import { codePoints, hasControlChars, hasTextControlChars } from '../text.js';
+
+// zod/mini loads no messages of its own: the English ones, as the full zod has, for the issues
+// whose message reaches an `errors` member as is (issuesToErrors' default case).
+z.config(en());
 
 export const MSG = {
   required: 'This field is required.',
@@ -63,7 +69,7 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors
   return errors;
 }
 
-type Ctx = z.core.$RefinementCtx;
+type Ctx = { issues: z.core.$ZodRawIssue[] };
 const fail = (ctx: Ctx, input: unknown, message: string) => ctx.issues.push({ code: 'custom', message, input });
 
 /**
@@ -73,22 +79,24 @@ const fail = (ctx: Ctx, input: unknown, message: string) => ctx.issues.push({ co
 function checkedString(opts: { max: number; min?: number }, kind: 'line' | 'text') {
   const min = opts.min ?? 0;
   return z
-    .string()
-    .transform((raw, ctx) => {
-      if (!raw.isWellFormed()) {
-        fail(ctx, raw, MSG.unicode);
-        return raw;
-      }
-      const nfc = raw.normalize('NFC');
-      const v = kind === 'line' ? nfc.trim() : nfc;
-      if (kind === 'line' ? hasControlChars(v) : hasTextControlChars(v)) fail(ctx, raw, MSG.control);
-      const n = codePoints(v);
-      if (min > 0 && v.trim() === '') fail(ctx, raw, MSG.blank);
-      else if (n < min) fail(ctx, raw, MSG.minLength(min));
-      if (n > opts.max) fail(ctx, raw, MSG.maxLength(opts.max));
-      return v;
-    })
-    .meta({ maxLength: opts.max, ...(min > 0 ? { minLength: min } : {}) });
+    .pipe(
+      z.string(),
+      z.transform((raw: string, ctx) => {
+        if (!raw.isWellFormed()) {
+          fail(ctx, raw, MSG.unicode);
+          return raw;
+        }
+        const nfc = raw.normalize('NFC');
+        const v = kind === 'line' ? nfc.trim() : nfc;
+        if (kind === 'line' ? hasControlChars(v) : hasTextControlChars(v)) fail(ctx, raw, MSG.control);
+        const n = codePoints(v);
+        if (min > 0 && v.trim() === '') fail(ctx, raw, MSG.blank);
+        else if (n < min) fail(ctx, raw, MSG.minLength(min));
+        if (n > opts.max) fail(ctx, raw, MSG.maxLength(opts.max));
+        return v;
+      }),
+    )
+    .check(z.meta({ maxLength: opts.max, ...(min > 0 ? { minLength: min } : {}) }));
 }
 
 /** Single-line string: NFC, trimmed, no control characters, length in code points. */
@@ -103,26 +111,28 @@ export const text = (opts: { max: number; min?: number }) => checkedString(opts,
  */
 export function url(opts: { allowHttp?: boolean; accept?: (v: string) => boolean } = {}) {
   return z
-    .string()
-    .transform((raw, ctx) => {
-      const v = raw.normalize('NFC').trim();
-      if (codePoints(v) > 2048 || /\s/.test(v) || hasControlChars(v)) {
-        fail(ctx, raw, MSG.url);
+    .pipe(
+      z.string(),
+      z.transform((raw: string, ctx) => {
+        const v = raw.normalize('NFC').trim();
+        if (codePoints(v) > 2048 || /\s/.test(v) || hasControlChars(v)) {
+          fail(ctx, raw, MSG.url);
+          return v;
+        }
+        let parsed: URL;
+        try {
+          parsed = new URL(v);
+        } catch {
+          fail(ctx, raw, MSG.url);
+          return v;
+        }
+        const okScheme = parsed.protocol === 'https:' || (opts.allowHttp === true && parsed.protocol === 'http:') || opts.accept?.(v) === true;
+        if (!okScheme) fail(ctx, raw, opts.allowHttp ? MSG.url : MSG.https);
+        else if (parsed.hostname === '' || parsed.username !== '' || parsed.password !== '') fail(ctx, raw, MSG.url);
         return v;
-      }
-      let parsed: URL;
-      try {
-        parsed = new URL(v);
-      } catch {
-        fail(ctx, raw, MSG.url);
-        return v;
-      }
-      const okScheme = parsed.protocol === 'https:' || (opts.allowHttp === true && parsed.protocol === 'http:') || opts.accept?.(v) === true;
-      if (!okScheme) fail(ctx, raw, opts.allowHttp ? MSG.url : MSG.https);
-      else if (parsed.hostname === '' || parsed.username !== '' || parsed.password !== '') fail(ctx, raw, MSG.url);
-      return v;
-    })
-    .meta({ format: 'uri', maxLength: 2048 });
+      }),
+    )
+    .check(z.meta({ format: 'uri', maxLength: 2048 }));
 }
 
 /** The HTML "valid e-mail address" syntax (§1.2), at most 254 characters; stored in lower case. */
@@ -130,14 +140,16 @@ const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61
 
 export function email() {
   return z
-    .string()
-    .transform((raw, ctx) => {
-      const v = raw.trim().toLowerCase();
-      if (v === '') fail(ctx, raw, MSG.blank);
-      else if (v.length > 254 || !EMAIL.test(v)) fail(ctx, raw, 'Enter a valid email address.');
-      return v;
-    })
-    .meta({ format: 'email', maxLength: 254 });
+    .pipe(
+      z.string(),
+      z.transform((raw: string, ctx) => {
+        const v = raw.trim().toLowerCase();
+        if (v === '') fail(ctx, raw, MSG.blank);
+        else if (v.length > 254 || !EMAIL.test(v)) fail(ctx, raw, 'Enter a valid email address.');
+        return v;
+      }),
+    )
+    .check(z.meta({ format: 'email', maxLength: 254 }));
 }
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -145,19 +157,21 @@ const todayUtc = () => new Date().toISOString().slice(0, 10);
 /** Calendar date `YYYY-MM-DD` within [min, max]; `max: 'today'` means today in UTC. */
 export function date(opts: { min: string; max: string | 'today' }) {
   return z
-    .string()
-    .transform((v, ctx) => {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-      const d = m ? new Date(`${v}T00:00:00.000Z`) : null;
-      if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
-        fail(ctx, v, MSG.date);
+    .pipe(
+      z.string(),
+      z.transform((v: string, ctx) => {
+        const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+        const d = m ? new Date(`${v}T00:00:00.000Z`) : null;
+        if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
+          fail(ctx, v, MSG.date);
+          return v;
+        }
+        const max = opts.max === 'today' ? todayUtc() : opts.max;
+        if (v < opts.min || v > max) fail(ctx, v, `Enter a date between ${opts.min} and ${max}.`);
         return v;
-      }
-      const max = opts.max === 'today' ? todayUtc() : opts.max;
-      if (v < opts.min || v > max) fail(ctx, v, `Enter a date between ${opts.min} and ${max}.`);
-      return v;
-    })
-    .meta({ format: 'date' });
+      }),
+    )
+    .check(z.meta({ format: 'date' }));
 }
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
@@ -166,35 +180,35 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 /** Path ids and body references: opaque server ids (§1.3). */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const id = () => z.string().regex(ID_PATTERN, 'Not a valid id.');
+export const id = () => z.string().check(z.regex(ID_PATTERN, 'Not a valid id.'));
 
 /**
  * A field of a write shape: its schema and, for optional fields, the default a `POST`/`PUT`
  * applies when the field is omitted. Optional string fields accept `null` as a synonym of `""`.
  */
 export interface FieldSpec {
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
   /** Absent: the field is required. */
   default?: () => unknown;
   /** A short description for the OpenAPI document. */
   description?: string;
 }
 
-export const required = (schema: z.ZodType, description?: string): FieldSpec => ({ schema, description });
-export const optional = (schema: z.ZodType, fallback: () => unknown, description?: string): FieldSpec => ({
+export const required = (schema: z.ZodMiniType, description?: string): FieldSpec => ({ schema, description });
+export const optional = (schema: z.ZodMiniType, fallback: () => unknown, description?: string): FieldSpec => ({
   schema,
   default: fallback,
   description,
 });
 /** Optional string/text field: `null` and omission both mean `""`. */
-export const optionalText = (schema: z.ZodType, description?: string): FieldSpec => ({
-  schema: schema.nullable().transform((v) => v ?? ''),
+export const optionalText = (schema: z.ZodMiniType, description?: string): FieldSpec => ({
+  schema: z.pipe(z.nullable(schema), z.transform((v: unknown) => v ?? '')),
   default: () => '',
   description,
 });
 /** Optional nullable field (`T|null`, default null). */
-export const optionalNullable = (schema: z.ZodType, description?: string): FieldSpec => ({
-  schema: schema.nullable(),
+export const optionalNullable = (schema: z.ZodMiniType, description?: string): FieldSpec => ({
+  schema: z.nullable(schema),
   default: () => null,
   description,
 });
@@ -207,12 +221,12 @@ export type FieldSpecs = Record<string, FieldSpec>;
  * defaults). All are strict: unknown fields are errors.
  */
 export function writeSchemas(fields: FieldSpecs) {
-  const full: Record<string, z.ZodType> = {};
-  const partial: Record<string, z.ZodType> = {};
+  const full: Record<string, z.ZodMiniType> = {};
+  const partial: Record<string, z.ZodMiniType> = {};
   for (const [name, spec] of Object.entries(fields)) {
-    const described = spec.description ? spec.schema.describe(spec.description) : spec.schema;
-    full[name] = spec.default ? described.optional().transform((v) => (v === undefined ? spec.default!() : v)) : described;
-    partial[name] = described.optional();
+    const described = spec.description ? spec.schema.check(z.describe(spec.description)) : spec.schema;
+    full[name] = spec.default ? z.pipe(z.optional(described), z.transform((v: unknown) => (v === undefined ? spec.default!() : v))) : described;
+    partial[name] = z.optional(described);
   }
   return { full: z.strictObject(full), partial: z.strictObject(partial) };
 }
@@ -221,21 +235,23 @@ export function writeSchemas(fields: FieldSpecs) {
  * An array of at most `max` items whose keys are distinct ("distinct" in §3): a repeated item is
  * an error at its position (or at `field` inside it, e.g. `characters.3.character_id`).
  */
-export function distinctList<T extends z.ZodType>(
+export function distinctList<T extends z.ZodMiniType>(
   item: T,
   opts: { max: number; min?: number; key?: (v: z.output<T>) => string; field?: string; message?: string },
 ) {
   const key = opts.key ?? ((v: z.output<T>) => JSON.stringify(v));
-  let schema = z.array(item).max(opts.max);
-  if (opts.min !== undefined) schema = schema.min(opts.min);
-  return schema.superRefine((values, ctx) => {
-    const seen = new Set<string>();
-    values.forEach((v, i) => {
-      const k = key(v);
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', message: opts.message ?? 'Duplicate item.', path: opts.field ? [i, opts.field] : [i] });
-      seen.add(k);
-    });
-  });
+  return z.array(item).check(
+    z.maxLength(opts.max),
+    ...(opts.min === undefined ? [] : [z.minLength(opts.min)]),
+    z.superRefine((values: z.output<T>[], ctx) => {
+      const seen = new Set<string>();
+      values.forEach((v, i) => {
+        const k = key(v);
+        if (seen.has(k)) ctx.addIssue({ code: 'custom', message: opts.message ?? 'Duplicate item.', path: opts.field ? [i, opts.field] : [i] });
+        seen.add(k);
+      });
+    }),
+  );
 }
 
 /** `id[]` of distinct references (§1.2): at most `max`. */

@@ -3,7 +3,7 @@
  * `GET /api/producers/{id}/animes/`): which index filter selects them, their exact count, their
  * query and item shapes. Answered by shared/http/linked-titles.ts.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { AnimeRecord } from '../db/animes.js';
 import { creditsOfRole } from '../db/taxonomy.js';
 import type { LinkedTitles } from '../http/linked-titles.js';
@@ -28,7 +28,7 @@ export const genreAnimes: LinkedTitles<AnimeRecord> = {
 export const producerAnimesQuery = z.object({ role: enumParam(ProducerRole), ordering: orderingParam(orderings, '-aired_from') });
 
 /** An anime of a producer's list: the Anime and the roles it credits the producer in (§4.11). */
-export const producerAnimeRead = animeRead.extend({ producer_roles: z.array(z.enum(ProducerRole)) });
+export const producerAnimeRead = z.extend(animeRead, { producer_roles: z.array(z.enum(ProducerRole)) });
 
 const ROLE_FIELDS = { studio: 'studios', producer: 'producers', licensor: 'licensors' } as const;
 

@@ -7,24 +7,24 @@
  * and magazines (§3.7, exact in the write's own transaction).
  */
 import type { LinkedTitles } from '../http/linked-titles.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mangaTitle, type MangaRecord } from '../db/mangas.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors } from '../http/problem.js';
 import { enumParam, idParam, scoreParam } from '../http/schemas.js';
-import { animeFields, animeRead } from './animes.js';
 import { AuthorRole, CharacterRole, MangaMediaType, MangaStatus } from './enums.js';
 import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, required } from './fields.js';
 import { keepPictures, writtenPictures, type Picture } from './media.js';
 import { checkReferences, linkCounts, type Reference } from './references.js';
 import type { TitleResource } from './title-resource.js';
+import { titleFields, titleRead } from './title-fields.js';
 
 const authorWrite = z.strictObject({ person_id: id(), role: oneOf(AuthorRole) });
 const characterWrite = z.strictObject({ character_id: id(), role: oneOf(CharacterRole) });
 const published = () => optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' }));
 
 // §3.4: these fields are "exactly as for Anime".
-const { name_jpn, name_rom, alternative_names, image, synopsis, background, website, genre_ids, theme_ids, pictures } = animeFields;
+const { name_jpn, name_rom, alternative_names, image, synopsis, background, website, genre_ids, theme_ids, pictures } = titleFields;
 
 export const mangaFields = {
   name: required(line({ min: 1, max: 255 }), 'Unique among mangas, case-insensitively.'),
@@ -36,8 +36,8 @@ export const mangaFields = {
   background,
   media_type: optional(oneOf(MangaMediaType), () => 'manga'),
   status: optional(oneOf(MangaStatus), () => 'upcoming'),
-  chapters: optionalNullable(z.int().min(1).max(100_000)),
-  volumes: optionalNullable(z.int().min(1).max(1_000)),
+  chapters: optionalNullable(z.int().check(z.gte(1), z.lte(100_000))),
+  volumes: optionalNullable(z.int().check(z.gte(1), z.lte(1_000))),
   published_from: published(),
   published_to: published(),
   website,
@@ -50,7 +50,7 @@ export const mangaFields = {
   pictures,
 };
 
-const a = animeRead.shape;
+const a = titleRead;
 
 /** §3.4: list items and detail are identical. */
 export const mangaRead = z.object({
@@ -66,10 +66,10 @@ export const mangaRead = z.object({
   background: a.background,
   media_type: z.enum(MangaMediaType),
   status: z.enum(MangaStatus),
-  chapters: z.int().nullable(),
-  volumes: z.int().nullable(),
-  published_from: a.aired_from,
-  published_to: a.aired_to,
+  chapters: z.nullable(z.int()),
+  volumes: z.nullable(z.int()),
+  published_from: a.from,
+  published_to: a.to,
   authors: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(AuthorRole) })),
   serializations: a.genres,
   genres: a.genres,

@@ -5,7 +5,7 @@
  * `created_at` orderings, the videos' `kind` filter). Shared by every record that has them
  * (animes' videos and pictures, mangas' and persons' pictures).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
 import type { RelationListing } from '../http/relations.js';
@@ -43,10 +43,7 @@ function isStoredFileUrl(v: string): boolean {
 
 const pictureWrite = z.strictObject({
   url: url({ accept: isStoredFileUrl }),
-  name: line({ max: 100 })
-    .nullable()
-    .optional()
-    .transform((v) => v ?? ''),
+  name: z.pipe(z.optional(z.nullable(line({ max: 100 }))), z.transform((v) => v ?? '')),
 });
 
 /** `pictures`: PictureWrite[] (≤ 100; distinct `url`), default `[]`. */
@@ -93,17 +90,17 @@ export function droppedFiles(before: readonly Picture[], after: readonly Picture
 /** Stored pictures as a write would give them (what a PATCH starts from). */
 export const writtenPictures = (stored: readonly Picture[]) => stored.map((p) => ({ url: p.url, name: p.name }));
 
-const times = { created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) };
+const times = { created_at: z.string().check(z.meta({ format: 'date-time' })), updated_at: z.string().check(z.meta({ format: 'date-time' })) };
 
 export const pictureRead = z.object({
   id: z.string(),
   name: z.string(),
-  url: z.string().meta({ format: 'uri' }),
-  width: z.int().nullable(),
-  height: z.int().nullable(),
+  url: z.string().check(z.meta({ format: 'uri' })),
+  width: z.nullable(z.int()),
+  height: z.nullable(z.int()),
   ...times,
 });
-export const videoRead = z.object({ id: z.string(), title: z.string(), url: z.string().meta({ format: 'uri' }), kind: z.enum(VideoKind), ...times });
+export const videoRead = z.object({ id: z.string(), title: z.string(), url: z.string().check(z.meta({ format: 'uri' })), kind: z.enum(VideoKind), ...times });
 
 type Entry = { id: string; created_at: string; kind?: string };
 
@@ -116,7 +113,7 @@ const byPosition = {
 export const mediaOrderings = ['position', 'created_at'] as const;
 export const videoFilters = { kind: enumParam(VideoKind) };
 
-const shaped = (shape: z.ZodObject) => (e: Entry) => Object.fromEntries(Object.keys(shape.shape).map((k) => [k, (e as Record<string, unknown>)[k]]));
+const shaped = (shape: z.ZodMiniObject) => (e: Entry) => Object.fromEntries(Object.keys(shape.shape).map((k) => [k, (e as Record<string, unknown>)[k]]));
 
 export function picturesOf<R extends BaseRecord>(title: TitleDef<R>, noun: string): RelationListing<Entry> {
   return { title: title as unknown as TitleDef<BaseRecord>, relation: 'pictures', noun, orderings: byPosition, project: shaped(pictureRead) };

@@ -5,7 +5,7 @@
  * order (§1.8), the author taken from the caller at creation and never changed afterwards.
  * Also the `news/` sub-resources of animes and mangas (§4.1.2, §4.7).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { newsTitle, type NewsRecord } from '../db/news.js';
 import { enumParam, idParam } from '../http/schemas.js';
 import { NewsTag } from './enums.js';
@@ -24,8 +24,8 @@ const newsFields = {
   manga_ids: optional(idList(50), () => []),
 };
 
-const timestamp = z.string().meta({ format: 'date-time' });
-const nullableUrl = z.string().meta({ format: 'uri' }).nullable();
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
+const nullableUrl = z.nullable(z.string().check(z.meta({ format: 'uri' })));
 const ref = z.object({ id: z.string(), name: z.string() });
 
 const newsRead = z.object({
@@ -36,14 +36,14 @@ const newsRead = z.object({
   image: nullableUrl,
   source: nullableUrl,
   tag: z.enum(NewsTag),
-  author: z.object({ id: z.string(), username: z.string() }).nullable(),
+  author: z.nullable(z.object({ id: z.string(), username: z.string() })),
   animes: z.array(ref),
   mangas: z.array(ref),
   created_at: timestamp,
   updated_at: timestamp,
 });
 
-const newsListItem = newsRead.omit({ content: true });
+const newsListItem = z.omit(newsRead, { content: true });
 
 /** The animes and mangas a write names, each at its field path. */
 const references = (v: Record<string, unknown>): Reference[] => [

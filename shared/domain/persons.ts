@@ -7,7 +7,7 @@
  * itself: its credits are written on the animes and mangas and shown in the detail as a reverse
  * view.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { goneFilesPlan } from '../db/files.js';
 import { personTitle, type PersonRecord } from '../db/persons.js';
 import { enumParam } from '../http/schemas.js';
@@ -32,8 +32,8 @@ const personFields = {
   pictures: picturesField,
 };
 
-const timestamp = z.string().meta({ format: 'date-time' });
-const nullableUrl = z.string().meta({ format: 'uri' }).nullable();
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
+const nullableUrl = z.nullable(z.string().check(z.meta({ format: 'uri' })));
 
 export const personListItem = z.object({
   id: z.string(),
@@ -44,7 +44,7 @@ export const personListItem = z.object({
   family_name: z.string(),
   alternate_names: z.array(z.string()),
   image: nullableUrl,
-  birthday: z.string().meta({ format: 'date' }).nullable(),
+  birthday: z.nullable(z.string().check(z.meta({ format: 'date' }))),
   about: z.string(),
   website: nullableUrl,
   language: z.enum(Language),
@@ -52,7 +52,7 @@ export const personListItem = z.object({
   favorites: z.int(),
 });
 
-const personRead = personListItem.extend({
+const personRead = z.extend(personListItem, {
   staff_credits: z.array(z.object({ anime: z.object({ id: z.string(), name: z.string() }), positions: z.array(z.string()) })),
 });
 

@@ -3,14 +3,14 @@
  * multipart form (shared/http/multipart.ts) of an `image` file judged by its content
  * (shared/domain/images.ts) and an optional `name`.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { filePart, type UploadedFile } from '../http/multipart.js';
 import { line } from './fields.js';
 import { ImageRejected, judgeImage, MAX_IMAGE_BYTES, type JudgedImage } from './images.js';
 
 /** The `image` part of an upload: a file judged by judgeImage (its errors are `errors.image`). */
 export function imagePart() {
-  return filePart({ maxBytes: MAX_IMAGE_BYTES }).transform((file: UploadedFile, ctx): JudgedImage => {
+  return z.pipe(filePart({ maxBytes: MAX_IMAGE_BYTES }), z.transform((file: UploadedFile, ctx): JudgedImage => {
     try {
       return judgeImage(file.bytes);
     } catch (err) {
@@ -18,14 +18,11 @@ export function imagePart() {
       ctx.issues.push({ code: 'custom', message: err.message, input: file });
       return z.NEVER;
     }
-  });
+  }));
 }
 
 /** The upload's body: `image` (required) and `name` (optional, 0–100 characters, default ""). */
 export const pictureUploadBody = z.strictObject({
-  image: imagePart().describe('A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side.'),
-  name: line({ max: 100 })
-    .optional()
-    .transform((v) => v ?? '')
-    .describe('The picture’s name (0–100 characters, default "").'),
+  image: imagePart().check(z.describe('A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side.')),
+  name: z.pipe(z.optional(line({ max: 100 })), z.transform((v) => v ?? '')).check(z.describe('The picture’s name (0–100 characters, default "").')),
 });

@@ -3,7 +3,7 @@
  * kinds as data — their statuses, progress fields and cards — with the write rules, the read
  * shapes and the orderings of the items' page. Storage: shared/db/playlists.ts.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { AnimeRecord } from '../db/animes.js';
 import { animeTitle } from '../db/animes.js';
 import type { IndexDef } from '../db/catalogue-index.js';
@@ -35,7 +35,7 @@ export interface PlaylistKind {
   titleKind: 'ANIME' | 'MANGA';
   idField: 'anime_id' | 'manga_id';
   cardField: 'anime' | 'manga';
-  card: z.ZodObject;
+  card: z.ZodMiniObject;
   statuses: readonly string[];
   progress: readonly Progress[];
   /** The names of the re-watching (re-reading) fields. */
@@ -46,7 +46,7 @@ export interface PlaylistKind {
 
 const tags = distinctList(line({ min: 1, max: 50 }), { max: 20, key: (t) => t.toLowerCase(), message: 'Duplicate tag (tags are compared case-insensitively).' });
 const itemDate = () => date({ min: '1900-01-01', max: '2100-12-31' });
-const int = (min: number, max: number) => z.int().min(min).max(max);
+const int = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
 
 function itemFields(status: readonly [string, ...string[]], defaultStatus: string, progress: readonly Progress[], repeat: PlaylistKind['repeat']): FieldSpecs {
   return {
@@ -115,7 +115,7 @@ export const listFields: FieldSpecs = {
 };
 export const listBody = writeSchemas(listFields).partial;
 
-const timestamp = z.string().meta({ format: 'date-time' });
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
 const counts = (kind: PlaylistKind) => z.object({ ...Object.fromEntries(kind.statuses.map((s) => [s, z.int()])), total: z.int() });
 
 export const listRead = (kind: PlaylistKind) =>
@@ -124,7 +124,7 @@ export const listRead = (kind: PlaylistKind) =>
     owner: z.object({ id: z.string(), username: z.string() }),
     name: z.string(),
     is_public: z.boolean(),
-    banner: z.string().meta({ format: 'uri' }).nullable(),
+    banner: z.nullable(z.string().check(z.meta({ format: 'uri' }))),
     counts: counts(kind),
     created_at: timestamp,
     updated_at: timestamp,
@@ -167,9 +167,9 @@ export const itemRead = (kind: PlaylistKind) =>
     ...Object.fromEntries(kind.progress.map((p) => [p.field, z.int()])),
     [kind.repeat.is]: z.boolean(),
     [kind.repeat.times]: z.int(),
-    [kind.repeat.value]: z.enum(RepeatValue).nullable(),
-    start_date: z.string().meta({ format: 'date' }).nullable(),
-    finish_date: z.string().meta({ format: 'date' }).nullable(),
+    [kind.repeat.value]: z.nullable(z.enum(RepeatValue)),
+    start_date: z.nullable(z.string().check(z.meta({ format: 'date' }))),
+    finish_date: z.nullable(z.string().check(z.meta({ format: 'date' }))),
     priority: z.enum(Priority),
     tags: z.array(z.string()),
     notes: z.string(),
@@ -234,8 +234,8 @@ export const statsRead = (kind: PlaylistKind) =>
     ...Object.fromEntries(kind.statuses.map((s) => [s, z.int()])),
     total: z.int(),
     scored_by: z.int(),
-    score: z.number().nullable(),
-    scores: z.array(z.object({ score: z.int(), votes: z.int(), percentage: z.number() })).length(10),
+    score: z.nullable(z.number()),
+    scores: z.array(z.object({ score: z.int(), votes: z.int(), percentage: z.number() })).check(z.length(10)),
   });
 
 /** A title's statistics from its counters: status counts, total, and the ten scores with their share rounded half up to one decimal. */

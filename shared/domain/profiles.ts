@@ -1,5 +1,5 @@
 /** Profiles (API.md §3.12, §4.12): write fields, read shape, and the administrator's list options. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { profiles, type ProfileRecord } from '../db/profiles.js';
 import { Gender } from './enums.js';
 import { date, id, line, oneOf, optionalNullable, optionalText, required, text, url, writeSchemas } from './fields.js';
@@ -22,19 +22,19 @@ export const profileBodies = writeSchemas(profileFields);
 /** The administrator's POST /api/profiles/: `user_id` + the profile fields. */
 export const profileCreateBody = writeSchemas({ user_id: required(id()), ...profileFields }).full;
 
-const timestamp = z.string().meta({ format: 'date-time' });
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
 export const profileRead = z.object({
   id: z.string(),
   user: z.object({ id: z.string(), username: z.string() }),
   first_name: z.string(),
   last_name: z.string(),
-  birth_date: z.string().meta({ format: 'date' }).nullable(),
+  birth_date: z.nullable(z.string().check(z.meta({ format: 'date' }))),
   bio: z.string(),
-  image: z.string().nullable(),
-  cover: z.string().nullable(),
+  image: z.nullable(z.string()),
+  cover: z.nullable(z.string()),
   location: z.string(),
-  gender: z.enum(Gender).nullable(),
-  website: z.string().nullable(),
+  gender: z.nullable(z.enum(Gender)),
+  website: z.nullable(z.string()),
   created_at: timestamp,
   updated_at: timestamp,
 });

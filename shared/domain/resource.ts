@@ -2,7 +2,7 @@
  * A catalogue resource as the CRUD operations see it (API.md §4.0): its storage (an entity of
  * shared/db), its write shape, its read shape, its list options and its own rules.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Role } from '../auth/roles.js';
 import type { BaseRecord, EntityDef, Stored } from '../db/records.js';
 import type { FieldSpecs } from './fields.js';
@@ -14,7 +14,7 @@ export interface ListOptions {
   /** Whether `q` is accepted. */
   search: boolean;
   /** Extra filter parameters (query schemas) matched by equality on filter attributes. */
-  filters?: z.ZodRawShape;
+  filters?: z.core.$ZodLooseShape;
   /**
    * `q` also matches a record whose filter attribute `attribute` starts with the whole `q`,
    * normalised by `normalize` (the users' e-mail search, API.md §4.21.1).
@@ -39,7 +39,7 @@ export interface Resource<R extends BaseRecord = BaseRecord> {
   /** Write shape: fields a client may send. */
   fields: FieldSpecs;
   /** Read shape (list item = detail for these resources). */
-  read: z.ZodObject;
+  read: z.ZodMiniObject;
   list: ListOptions;
   /** Builds the stored record from the writable values (`prev` when the record exists). */
   toRecord(values: Record<string, unknown>, meta: { id: string; created_at: string; updated_at: string }, prev: R | null): R;

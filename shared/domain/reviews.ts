@@ -3,7 +3,7 @@
  * the two kinds as data, the write rules, the read shape and the orderings of review lists.
  * Storage: shared/db/reviews.ts; operations: shared/http/reviews.ts.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { animeTitle } from '../db/animes.js';
 import type { IndexDef } from '../db/catalogue-index.js';
 import { mangaTitle } from '../db/mangas.js';
@@ -30,12 +30,12 @@ export const reviewKindOf = (titleKind: string): ReviewKindDef | undefined => RE
 // ---- Writes (§3.9)
 
 /** The three tags exclude each other (§3.9: at most one of them), so a review has at most one. */
-const tags = distinctList(oneOf(ReviewTag), { max: ReviewTag.length, message: 'Duplicate tag.' }).refine((t) => t.length <= 1, {
+const tags = distinctList(oneOf(ReviewTag), { max: ReviewTag.length, message: 'Duplicate tag.' }).check(z.refine((t) => t.length <= 1, {
   message: 'At most one of recommended, mixed_feelings, not_recommended.',
-});
+}));
 
 export const reviewFields: FieldSpecs = {
-  rating: required(z.int().min(1).max(10)),
+  rating: required(z.int().check(z.gte(1), z.lte(10))),
   comment: required(text({ min: 20, max: 10_000 })),
   is_spoiler: optional(z.boolean(), () => false),
   tags: optional(tags, () => []),
@@ -60,18 +60,18 @@ export interface ReviewRecord extends BaseRecord {
 
 // ---- Reads
 
-const timestamp = z.string().meta({ format: 'date-time' });
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
 
 export const reviewRead = z.object({
   id: z.string(),
   kind: z.enum(ReviewKind),
   entry: reviewEntry,
   user: z.object({ id: z.string(), username: z.string() }),
-  rating: z.number().int(),
+  rating: z.int(),
   comment: z.string(),
   is_spoiler: z.boolean(),
   tags: z.array(z.enum(ReviewTag)),
-  helpful_count: z.number().int(),
+  helpful_count: z.int(),
   created_at: timestamp,
   updated_at: timestamp,
 });

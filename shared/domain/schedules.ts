@@ -3,7 +3,7 @@
  * airing anime's entry is computed at the time of the response (§5.3), ordered and compared.
  * Answered by shared/http/schedules.ts from the `schedule` digest of the anime index.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ScheduleEntry } from '../db/animes.js';
 import { sortKey } from '../db/sort-keys.js';
 import { enumParam, orderingParam } from '../http/schemas.js';
@@ -16,16 +16,16 @@ export const scheduleOrderings = ['day', 'name', 'score'] as const;
 
 export const scheduleQuery = z.object({
   day: enumParam(ScheduleDay),
-  tz: z.string().refine(isTimeZone, 'Not a known IANA time zone.').optional().meta({ description: 'IANA time zone of the days and times (default: each broadcast’s own).' }),
+  tz: z.optional(z.string().check(z.refine(isTimeZone, 'Not a known IANA time zone.'))).check(z.meta({ description: 'IANA time zone of the days and times (default: each broadcast’s own).' })),
   ordering: orderingParam(scheduleOrderings, 'day'),
 });
 
 export const scheduleEntryRead = z.object({
   anime: animeCard,
   day: z.enum(ScheduleDay),
-  time: z.string().nullable(),
-  timezone: z.string().nullable(),
-  next_episode: z.object({ number: z.int(), airs_at: z.string().meta({ format: 'date-time' }), seconds_until: z.int() }).nullable(),
+  time: z.nullable(z.string()),
+  timezone: z.nullable(z.string()),
+  next_episode: z.nullable(z.object({ number: z.int(), airs_at: z.string().check(z.meta({ format: 'date-time' })), seconds_until: z.int() })),
 });
 
 /** An entry without its anime card (read with the page). */

@@ -2,7 +2,7 @@
  * Seasons (API.md §4.16, §5.2): the season of a date, the current and the upcoming season, and
  * the path and query of the season lists (answered by shared/http/seasons.ts).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { enumParam, orderingParam } from '../http/schemas.js';
 import { AnimeMediaType, AnimeStatus, Season } from './enums.js';
 
@@ -35,13 +35,10 @@ const YEAR_MESSAGE = 'Must be a year between 1900 and 2100.';
 
 /** A year of four digits, 1900–2100 (the range of `aired_from`), as a string. */
 export const yearString = () =>
-  z
-    .string()
-    .regex(/^\d{4}$/, YEAR_MESSAGE)
-    .refine((v) => Number(v) >= 1900 && Number(v) <= 2100, YEAR_MESSAGE);
+  z.string().check(z.regex(/^\d{4}$/, YEAR_MESSAGE), z.refine((v) => Number(v) >= 1900 && Number(v) <= 2100, YEAR_MESSAGE));
 
 /** `/api/seasons/{year}/{season}/`: anything else in the path is a 404 (§4.16). */
-export const seasonParams = z.object({ year: yearString().transform(Number), season: z.enum(Season) });
+export const seasonParams = z.object({ year: z.pipe(yearString(), z.transform(Number)), season: z.enum(Season) });
 
 export const seasonOrderings = ['members', 'score', 'name', 'aired_from'] as const;
 

@@ -2,7 +2,7 @@
  * Genres, themes, demographics, magazines and producers (API.md §3.7, §4.3, §4.4, §4.6, §4.11,
  * §4.18): write shapes, read shapes, list options and the producer `type` rule.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   demographicEntity,
   genreEntity,
@@ -24,10 +24,10 @@ import type { Resource } from './resource.js';
 
 const meta = {
   id: z.string(),
-  created_at: z.string().meta({ format: 'date-time' }),
-  updated_at: z.string().meta({ format: 'date-time' }),
+  created_at: z.string().check(z.meta({ format: 'date-time' })),
+  updated_at: z.string().check(z.meta({ format: 'date-time' })),
 };
-const count = z.int().min(0);
+const count = z.int().check(z.gte(0));
 
 const genreLike = {
   name: required(line({ min: 1, max: 50 }), 'Unique among its kind, case-insensitively.'),
@@ -130,9 +130,9 @@ export const producers: Resource<ProducerRecord> = {
     name_jpn: z.string(),
     type: z.enum(ProducerType),
     about: z.string(),
-    established: z.string().meta({ format: 'date' }).nullable(),
-    image: z.string().meta({ format: 'uri' }).nullable(),
-    website: z.string().meta({ format: 'uri' }).nullable(),
+    established: z.nullable(z.string().check(z.meta({ format: 'date' }))),
+    image: z.nullable(z.string().check(z.meta({ format: 'uri' }))),
+    website: z.nullable(z.string().check(z.meta({ format: 'uri' }))),
     anime_count: count,
     created_at: meta.created_at,
     updated_at: meta.updated_at,

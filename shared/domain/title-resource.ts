@@ -4,7 +4,7 @@
  * options, and how a write becomes a stored record with its relations and the count changes of
  * the records it links.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
 import type { BaseRecord, WritePlan } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
@@ -18,7 +18,7 @@ export interface TitleListOptions {
   defaultOrdering: string;
   search: boolean;
   /** Filter parameters (query schemas); each names an index filter of the same name, except ranges. */
-  filters: z.ZodRawShape;
+  filters: z.core.$ZodLooseShape;
   /** Filters that name records (`genre` → `GENRE`): the record must exist (§1.6, else 400). */
   references?: Record<string, string>;
   /** Range filters: parameter → index number it is a lower bound of (`min_score` → `score`). */
@@ -34,12 +34,12 @@ export interface TitleResource<R extends BaseRecord> {
   writer: Role;
   fields: FieldSpecs;
   /** The detail shape. */
-  read: z.ZodObject;
+  read: z.ZodMiniObject;
   /**
    * The list item shape where it is not the detail: the detail without its reverse views (a
    * character's `animes`, `mangas`, `voices`; shared/http/titles.ts detailOf).
    */
-  listRead?: z.ZodObject;
+  listRead?: z.ZodMiniObject;
   list: TitleListOptions;
   /** The writable values of a stored title (what a PATCH starts from). */
   writable(r: R, relations: Relations): Record<string, unknown>;
@@ -108,5 +108,5 @@ export interface LinkedListing<R extends BaseRecord> {
   orderings: readonly string[];
   defaultOrdering: string;
   /** Query filters (schemas); each names an index filter of the same name, evaluated on the postings. */
-  filters: z.ZodRawShape;
+  filters: z.core.$ZodLooseShape;
 }

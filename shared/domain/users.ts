@@ -3,7 +3,7 @@
  * the username and password rules. Cross-field rules (re-typed passwords, password similarity)
  * are part of the schemas, so every field error comes back in one 400.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { passwordProblems } from '../auth/passwords.js';
 import { ROLES } from '../auth/roles.js';
 import { Gender } from './enums.js';
@@ -30,24 +30,25 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /** `username`: 3–30 characters of the pattern, not a reserved word (case-insensitive). */
 export const username = () =>
-  line({ min: 3, max: 30 })
-    .refine((v) => v.length < 3 || USERNAME_PATTERN.test(v), 'Usernames start with a letter or digit and contain only letters, digits, _ . and -.')
-    .refine((v) => !RESERVED_USERNAMES.has(v.toLowerCase()), 'This username is reserved.');
+  line({ min: 3, max: 30 }).check(
+    z.refine((v) => v.length < 3 || USERNAME_PATTERN.test(v), 'Usernames start with a letter or digit and contain only letters, digits, _ . and -.'),
+    z.refine((v) => !RESERVED_USERNAMES.has(v.toLowerCase()), 'This username is reserved.'),
+  );
 
 /** A password as sent (its rules are checked with the other fields, see withPasswordRules). */
-const password = () => z.string().min(1, MSG.blank);
+const password = () => z.string().check(z.minLength(1, MSG.blank));
 const anyString = () => z.string();
 
-const timestamp = z.string().meta({ format: 'date-time' });
+const timestamp = z.string().check(z.meta({ format: 'date-time' }));
 
 export const userRead = z.object({
   id: z.string(),
   username: z.string(),
-  email: z.string().meta({ format: 'email' }),
+  email: z.string().check(z.meta({ format: 'email' })),
   role: z.enum(ROLES),
   is_active: z.boolean(),
   is_staff: z.boolean(),
-  last_login: timestamp.nullable(),
+  last_login: z.nullable(timestamp),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -70,35 +71,35 @@ export const userListing: Listing<UserRecord> = {
 };
 
 /** The answer to a registration (§4.21.1), the same whether or not the e-mail already had an account. */
-export const registrationRead = z.object({ id: z.string(), email: z.string().meta({ format: 'email' }), username: z.string() });
+export const registrationRead = z.object({ id: z.string(), email: z.string().check(z.meta({ format: 'email' })), username: z.string() });
 
 /** UserAbout (§3.12): the public view of an active user. */
 export const userAboutRead = z.object({
   id: z.string(),
   username: z.string(),
   bio: z.string(),
-  image: z.string().nullable(),
-  cover: z.string().nullable(),
+  image: z.nullable(z.string()),
+  cover: z.nullable(z.string()),
   location: z.string(),
-  website: z.string().nullable(),
-  gender: z.enum(Gender).nullable(),
+  website: z.nullable(z.string()),
+  gender: z.nullable(z.enum(Gender)),
   joined_at: timestamp,
-  review_count: z.number().int(),
-  anime_list: listCounts(['watching', 'completed', 'on_hold', 'dropped', 'plan_to_watch']).nullable(),
-  manga_list: listCounts(['reading', 'completed', 'on_hold', 'dropped', 'plan_to_read']).nullable(),
+  review_count: z.int(),
+  anime_list: z.nullable(listCounts(['watching', 'completed', 'on_hold', 'dropped', 'plan_to_watch'])),
+  manga_list: z.nullable(listCounts(['reading', 'completed', 'on_hold', 'dropped', 'plan_to_read'])),
 });
 
 function listCounts(statuses: readonly string[]) {
-  return z.object(Object.fromEntries([...statuses, 'total'].map((k) => [k, z.number().int()])));
+  return z.object(Object.fromEntries([...statuses, 'total'].map((k) => [k, z.int()])));
 }
 
 /** `{username}` of the public views: matched case-insensitively; anything that cannot be a username → 404. */
 export const usernameParams = z.object({
-  username: z.string().min(3).max(30).regex(USERNAME_PATTERN).meta({ description: 'A username (case-insensitive).' }),
+  username: z.string().check(z.minLength(3), z.maxLength(30), z.regex(USERNAME_PATTERN), z.meta({ description: 'A username (case-insensitive).' })),
 });
 
 /** Adds the §3.12 password rules and the re-typed match to a body schema. */
-function withPasswordRules<T extends z.ZodObject>(
+function withPasswordRules<T extends z.ZodMiniObject>(
   schema: T,
   fields: { password: string; retype: string; username?: string; email?: string },
   context: (v: Record<string, unknown>) => { username?: string; email?: string } = (v) => ({
@@ -106,15 +107,17 @@ function withPasswordRules<T extends z.ZodObject>(
     email: fields.email ? stringOrUndefined(v[fields.email]) : undefined,
   }),
 ) {
-  return schema.superRefine((raw, ctx) => {
-    const v = raw as Record<string, unknown>;
-    const pw = v[fields.password];
-    if (typeof pw !== 'string') return;
-    for (const message of passwordProblems(pw, context(v))) ctx.addIssue({ code: 'custom', message, path: [fields.password] });
-    if (typeof v[fields.retype] === 'string' && v[fields.retype] !== pw) {
-      ctx.addIssue({ code: 'custom', message: 'The two password fields didn’t match.', path: [fields.retype] });
-    }
-  }, ALWAYS);
+  return schema.check(
+    z.superRefine((raw, ctx) => {
+      const v = raw as Record<string, unknown>;
+      const pw = v[fields.password];
+      if (typeof pw !== 'string') return;
+      for (const message of passwordProblems(pw, context(v))) ctx.addIssue({ code: 'custom', message, path: [fields.password] });
+      if (typeof v[fields.retype] === 'string' && v[fields.retype] !== pw) {
+        ctx.addIssue({ code: 'custom', message: 'The two password fields didn’t match.', path: [fields.retype] });
+      }
+    }, ALWAYS),
+  );
 }
 
 /** Cross-field rules run even when a field failed, so that every error is reported at once (§1.8). */
@@ -140,27 +143,23 @@ export const registrationBody = withPasswordRules(
 
 /** The caller's own account: `username` only. */
 export const selfBody = z.strictObject({ username: username() });
-export const selfPatchBody = selfBody.partial();
+export const selfPatchBody = z.partial(selfBody);
 
 /** An administrator on another user. */
 export const adminUserBody = z.strictObject({ username: username(), email: email(), role: z.enum(ROLES), is_active: z.boolean() });
-export const adminUserPatchBody = adminUserBody.partial();
+export const adminUserPatchBody = z.partial(adminUserBody);
 
 export const deleteSelfBody = z.strictObject({ current_password: anyString() });
 
 /** `set_password`: the rules apply to the new password against the caller's username and e-mail (see the handler). */
 export const setPasswordBody = z.strictObject({ current_password: anyString(), new_password: password(), re_new_password: anyString() });
 
-export const setEmailBody = z
-  .strictObject({ current_password: anyString(), new_email: email(), re_new_email: anyString() })
-  .superRefine(retypedEmail('new_email', 're_new_email'), ALWAYS);
+export const setEmailBody = z.strictObject({ current_password: anyString(), new_email: email(), re_new_email: anyString() }).check(z.superRefine(retypedEmail('new_email', 're_new_email'), ALWAYS));
 
 export const emailBody = z.strictObject({ email: email() });
 export const uidTokenBody = z.strictObject({ uid: anyString(), token: anyString() });
 export const resetPasswordConfirmBody = z.strictObject({ uid: anyString(), token: anyString(), new_password: password(), re_new_password: anyString() });
-export const resetEmailBody = z
-  .strictObject({ email: email(), password: anyString(), new_email: email(), re_new_email: anyString() })
-  .superRefine(retypedEmail('new_email', 're_new_email'), ALWAYS);
+export const resetEmailBody = z.strictObject({ email: email(), password: anyString(), new_email: email(), re_new_email: anyString() }).check(z.superRefine(retypedEmail('new_email', 're_new_email'), ALWAYS));
 
 /** POST /api/tokens/jwt/create/ etc.: only types are checked before credentials (§4.19). */
 export const signInBody = z.strictObject({ email: anyString(), password: anyString() });

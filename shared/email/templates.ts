@@ -9,12 +9,12 @@
  * (`j***@example.org`); times are UTC. No password and no JWT ever reaches a template: the data
  * schemas below admit neither (uid and token are `[A-Za-z0-9_-]` only, so no dotted JWT).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { emailToken, type Purpose } from '../auth/email-tokens.js';
 
-const opaque = z.string().regex(/^[A-Za-z0-9_-]+$/).max(200);
-const username = z.string().min(1).max(100);
-const address = z.string().min(3).max(254).regex(/^[^@\s]+@[^@\s]+$/);
+const opaque = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/), z.maxLength(200));
+const username = z.string().check(z.minLength(1), z.maxLength(100));
+const address = z.string().check(z.minLength(3), z.maxLength(254), z.regex(/^[^@\s]+@[^@\s]+$/));
 const time = z.iso.datetime();
 
 /** The data of each template as rendered, by id (API.md §6). */
@@ -25,11 +25,11 @@ export const TEMPLATE_DATA = {
    * Registration / e-mail change with an address that already has an account. No token.
    * `pending`: that account was registered but never activated (docs/decisions.md, squatting).
    */
-  E2: z.strictObject({ pending: z.boolean().optional() }),
+  E2: z.strictObject({ pending: z.optional(z.boolean()) }),
   /** The account was activated. `replaced`: by the address's owner, in place of an unactivated registration. */
-  E3: z.strictObject({ username, replaced: z.boolean().optional() }),
+  E3: z.strictObject({ username, replaced: z.optional(z.boolean()) }),
   /** Password reset. `pending`: the account was never activated; confirming replaces that registration. */
-  E4: z.strictObject({ username, uid: opaque, token: opaque, pending: z.boolean().optional() }),
+  E4: z.strictObject({ username, uid: opaque, token: opaque, pending: z.optional(z.boolean()) }),
   /** The password was changed. */
   E5: z.strictObject({ username, changed_at: time }),
   /** Confirm a new address (sent to the new address). */
@@ -79,13 +79,13 @@ export type EmailMessage = z.infer<typeof emailMessageSchema>;
 export const parseEmailMessage = (value: unknown): EmailMessage => emailMessageSchema.parse(value);
 
 /** The grant of an e-mailed token (shared/auth/email-tokens.ts): the token without the key. */
-const grant = z.strictObject({ nonce: opaque, issued: z.number().int().nonnegative() });
+const grant = z.strictObject({ nonce: opaque, issued: z.int().check(z.nonnegative()) });
 
 /** The token templates as queued: `token` replaced by the grant it is made from. */
 const QUEUED = {
-  E1: z.strictObject({ template: z.literal('E1'), to: address, data: TEMPLATE_DATA.E1.omit({ token: true }).extend({ grant }) }),
-  E4: z.strictObject({ template: z.literal('E4'), to: address, data: TEMPLATE_DATA.E4.omit({ token: true }).extend({ grant }) }),
-  E6: z.strictObject({ template: z.literal('E6'), to: address, data: TEMPLATE_DATA.E6.omit({ token: true }).extend({ grant }) }),
+  E1: z.strictObject({ template: z.literal('E1'), to: address, data: z.extend(z.omit(TEMPLATE_DATA.E1, { token: true }), { grant }) }),
+  E4: z.strictObject({ template: z.literal('E4'), to: address, data: z.extend(z.omit(TEMPLATE_DATA.E4, { token: true }), { grant }) }),
+  E6: z.strictObject({ template: z.literal('E6'), to: address, data: z.extend(z.omit(TEMPLATE_DATA.E6, { token: true }), { grant }) }),
 };
 
 /**

@@ -8,68 +8,26 @@
  * causes (outbox items, §6). A concurrent change makes the write fail; it is then retried from
  * the read (`retrying`).
  */
-import type * as z from 'zod';
 import { checkEmailToken, type Purpose } from '../auth/email-tokens.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { isStaff } from '../auth/roles.js';
 import { outboxPlan } from '../db/outbox.js';
-import { commit, StaleRecord, type Stored, type WritePlan } from '../db/records.js';
-import {
-  getUser,
-  getUserByUsername,
-  userByUsernameFromItem,
-  userByUsernameKey,
-  type StoredUser,
-  type UserPrivate,
-  type UserRecord,
-} from '../db/users.js';
+import { commit, type WritePlan } from '../db/records.js';
+import { getUser, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
 import { accountDeletionPlans, afterDeactivation, afterEmailChange, userChangePlans, withoutNonce } from '../domain/accounts.js';
-import { ID_PATTERN, issuesToErrors } from '../domain/fields.js';
+import { ID_PATTERN } from '../domain/fields.js';
 import { adminUserBody, adminUserPatchBody, deleteSelfBody, selfBody, selfPatchBody, USER_FIELDS } from '../domain/users.js';
 import type { AccountRequest, QueuedEmail } from '../email/templates.js';
+import { checkBody, now, retrying, validBody } from './changes.js';
 import type { ApiRequest, Operation, Reply } from './handler.js';
-import { addError, fieldErrors, HttpError, notFound, serviceUnavailable, validationError, type FieldErrors } from './problem.js';
+import { addError, HttpError, notFound, validationError, type FieldErrors } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
-export const now = () => new Date().toISOString();
-
-/**
- * Runs a read-check-write attempt again when its write finds the record changed (at most `times`
- * times, then 503). With `backoffMs`, retries wait a growing, jittered time (writes that many
- * requests race for, such as helpful votes on one review).
- */
-export async function retrying<T>(attempt: () => Promise<T>, times = 3, backoffMs = 0): Promise<T> {
-  for (let i = 0; i < times; i++) {
-    if (i > 0 && backoffMs > 0) await new Promise((r) => setTimeout(r, Math.random() * backoffMs * 2 ** Math.min(i, 5)));
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!(err instanceof StaleRecord)) throw err;
-    }
-  }
-  throw serviceUnavailable(1);
-}
+export { addErrors, checkBody, now, retrying, validBody } from './changes.js';
+export { activeUserNamed } from './named-user.js';
 
 /** The User representation (§3.12), keys in shape order. */
 export const userView = (u: UserRecord): UserRecord => inShapeOrder(u, USER_FIELDS);
-
-/** The field errors of a body against a schema, and its value when there are none. */
-export function checkBody<T extends z.ZodType>(schema: T, raw: unknown): { errors: FieldErrors; value?: z.output<T> } {
-  const out = schema.safeParse(raw, { reportInput: true });
-  return out.success ? { errors: fieldErrors(), value: out.data } : { errors: issuesToErrors(out.error.issues) };
-}
-
-/** The body validated against `schema` (400 with every field error). */
-export function validBody<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
-  const { errors, value } = checkBody(schema, raw);
-  if (value === undefined) throw validationError(errors);
-  return value;
-}
-
-/** Adds every message of `more` to `errors`. */
-export function addErrors(errors: FieldErrors, more: FieldErrors): void {
-  for (const [field, messages] of Object.entries(more)) for (const m of messages) addError(errors, field, m);
-}
 
 /**
  * Commits plans; a uniqueness clash stays a 409 with its field, but without `existing_id` unless
@@ -204,18 +162,6 @@ const adminDelete: Operation = (req) =>
   });
 
 export const deleteUserOperation: Operation = (req) => (isOwn(req) ? deleteSelf(req) : adminDelete(req));
-
-/**
- * The active user a public view names (`{username}`, case-insensitive), read from its username
- * claim (no private attributes), with the caller's auth state when a token was sent (the
- * operation's prefetch: `userByUsernameKey`): 404 when there is no such user or it is not active.
- */
-export async function activeUserNamed(req: ApiRequest, username: string): Promise<Stored<UserRecord>> {
-  const fetched = req.prefetched(userByUsernameKey(username));
-  const user = fetched !== undefined ? userByUsernameFromItem(fetched) : await getUserByUsername(username);
-  if (!user || !user.record.is_active) throw notFound('No user with this username.');
-  return user;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Pieces of the account flows (functions/users/*)

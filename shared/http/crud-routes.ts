@@ -2,7 +2,7 @@
  * The six route declarations of a catalogue resource (API.md §4.0 CRUD pattern). Declarations
  * only: the operations behind them are in crud.ts.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { KeyPattern } from '../db/key-patterns.js';
 import { entityKeys, type BaseRecord } from '../db/records.js';
 import { TOMBSTONE_KEYS } from '../db/tombstones.js';
@@ -30,9 +30,9 @@ export interface CrudShape {
   writer: Role;
   fields: FieldSpecs;
   /** The detail shape (GET of one record, write responses). */
-  read: z.ZodObject;
+  read: z.ZodMiniObject;
   /** The list item shape where it is not the detail. */
-  listRead?: z.ZodObject;
+  listRead?: z.ZodMiniObject;
   list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'>;
 }
 

@@ -20,18 +20,18 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { z } from 'zod';
-import { accessClaims, callerFromAuthorization, callerOf } from '../auth/identity.js';
+import type * as z from 'zod/mini';
+import { callerOf, InvalidToken, type TokenClaims } from '../auth/claims.js';
+import type { TokenVerification } from '../auth/verification.js';
 import { hasRole, isRole, type Caller } from '../auth/roles.js';
-import { InvalidToken, type TokenClaims } from '../auth/tokens.js';
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { authFromItem, authKeyOf } from '../db/users.js';
 import { issuesToErrors } from '../domain/fields.js';
 import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
-import { formBody, isMultipartContentType, multipartLimits, parseMultipart, type MultipartForm } from './multipart.js';
+import { formBody, isMultipartContentType, multipartLimits, type MultipartForm, type MultipartParser } from './multipart.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
 import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
-import { requestLimits } from './rate-limiter.js';
+import type { RequestLimits, requestLimits } from './rate-limiter.js';
 import { cacheControl, etagOf, noneMatch, projectFields } from './represent.js';
 import {
   JSON_BODY_LIMIT,
@@ -46,6 +46,7 @@ import {
 } from './request.js';
 import { pathParamNames, type RouteDecl } from './route.js';
 import { idParams, pageQuerySchema } from './schemas.js';
+import { logger } from '../log.js';
 
 export type { ApiEvent, ApiResult, AuthorizerContext } from './observe.js';
 
@@ -65,14 +66,14 @@ export interface ApiRequest<R extends RouteDecl = RouteDecl> {
   /** `{base}`: absolute URLs start with it. */
   baseUrl: string;
   headers: Record<string, string>;
-  params: R['params'] extends z.ZodObject ? z.output<R['params']> : Record<string, string>;
-  query: (R['query'] extends z.ZodObject ? z.output<R['query']> : Record<string, never>) & PageParams;
+  params: R['params'] extends z.ZodMiniObject ? z.output<R['params']> : Record<string, string>;
+  query: (R['query'] extends z.ZodMiniObject ? z.output<R['query']> : Record<string, never>) & PageParams;
   /** The query parameters as sent, in order (repeated in `next`/`previous` links). */
   queryPairs: [string, string][];
   caller: Caller | null;
   ifMatch: EntityTags | null;
   /** The body validated against the route's schema; throws 400 validation-error. */
-  body(): R['body'] extends z.ZodType ? z.output<R['body']> : never;
+  body(): R['body'] extends z.ZodMiniType ? z.output<R['body']> : never;
   /**
    * The parsed body before validation (`{}` when empty): a JSON object, or for a multipart body
    * the first value of each part (an UploadedFile or a string) in an object without a prototype.
@@ -110,6 +111,7 @@ async function authenticate(
   route: RouteDecl,
   event: ApiEvent,
   headers: Record<string, string>,
+  tokens: TokenVerification | undefined,
 ): Promise<{ caller: Caller | null; pending: TokenClaims | null }> {
   if (route.access === 'credentials') return { caller: null, pending: null };
   let caller: Caller | null = null;
@@ -121,22 +123,46 @@ async function authenticate(
     if (fromAuthorizer.status !== 'user' || !isRole(fromAuthorizer.role)) throw invalidToken();
     caller = { user_id: fromAuthorizer.user_id!, username: fromAuthorizer.username!, role: fromAuthorizer.role };
   } else if (!fromAuthorizer && headers.authorization !== undefined) {
-    // No authorizer ran (public routes): a token that is sent must still be valid (§2.1).
-    if (route.access === 'public') pending = await accessClaims(headers.authorization);
-    else caller = await callerFromAuthorization(headers.authorization);
+    if (route.access !== 'public') {
+      // A protected route is served only behind the authorizer (decision 1; infra tests check
+      // it), which verifies the token: without its verdict the deployment is wrong, not the
+      // request. Its function does not verify tokens itself (decision W7).
+      logger.error('no authorizer verdict on a protected route', { route: route.name });
+      throw new HttpError('internal-error', 'An unexpected error occurred.');
+    }
+    // No authorizer runs on public routes: a token that is sent must still be valid (§2.1).
+    const { accessClaims } = await tokens!();
+    pending = await accessClaims(headers.authorization);
   }
   if (route.access === 'public') return { caller, pending };
   if (!caller) throw new HttpError('authentication-required', 'Authentication credentials were not provided.');
   return { caller, pending };
 }
 
+/** What a function hands to createHandler besides its route and operation. */
+export interface HandlerOptions {
+  /** The multipart parser (multipart-parser.ts) of a route declared with `bodyType: 'multipart'`. */
+  parseMultipart?: MultipartParser;
+  /** Token verification (shared/auth/verification.ts), which every public route's function names. */
+  tokens?: TokenVerification;
+  /** The rate limiter (rate-limiter.ts requestLimits) of a route that declares `rateLimit`. */
+  rateLimits?: typeof requestLimits;
+}
+
+const noLimits: RequestLimits = { beforeCredentials: async () => {}, afterCredentials: async () => {} };
+
 /** The request checks, in the precedence order of §1.4, producing the ApiRequest. */
-function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodObject): middy.MiddlewareObj<ApiEvent, ApiResult> {
+function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodMiniObject, options: HandlerOptions): middy.MiddlewareObj<ApiEvent, ApiResult> {
   const params = route.params ?? idParams(pathParamNames(route.path));
   const allowedQuery = new Set(Object.keys(query.shape));
   const multipart = route.bodyType === 'multipart';
+  const parseMultipart = options.parseMultipart;
+  if (multipart && !parseMultipart) throw new Error(`${route.name}: a multipart route's function hands its parser to createHandler`);
+  if (route.access === 'public' && !options.tokens) throw new Error(`${route.name}: a public route's function hands token verification to createHandler`);
+  if (route.rateLimit && !options.rateLimits) throw new Error(`${route.name}: a rate-limited route's function hands the rate limiter to createHandler`);
+  const requestLimits = options.rateLimits ?? (() => noLimits);
   const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
-  const limits = multipart ? multipartLimits(route.body as z.ZodObject) : undefined;
+  const limits = multipart ? multipartLimits(route.body as z.ZodMiniObject) : undefined;
   return {
     before: async (request) => {
       const event = request.event;
@@ -145,7 +171,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
       if (bytes.length > limit) throw new HttpError('payload-too-large', `The request body is larger than ${limit / 1_048_576} MiB.`);
       const rateLimits = requestLimits(route, event, headers, bytes);
       await rateLimits.beforeCredentials();
-      const { caller, pending } = await authenticate(route, event, headers).catch((err: unknown) => {
+      const { caller, pending } = await authenticate(route, event, headers, options.tokens).catch((err: unknown) => {
         throw err instanceof InvalidToken ? invalidToken() : err;
       });
       await rateLimits.afterCredentials(caller);
@@ -182,7 +208,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
           if (!isMultipartContentType(headers['content-type'])) {
             throw new HttpError('unsupported-media-type', 'The body must be sent as multipart/form-data.');
           }
-          form = await parseMultipart(bytes, headers['content-type']!, limits!);
+          form = await parseMultipart!(bytes, headers['content-type']!, limits!);
           rawBody = Object.assign(Object.create(null) as Record<string, unknown>, Object.fromEntries(form.files), Object.fromEntries(form.fields));
         } else if (route.body && bytes.length > 0) {
           if (!isJsonContentType(headers['content-type'])) {
@@ -221,7 +247,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
         body: () => {
           if (!validated && multipart) {
             // An empty body has no parts (§1.2: treated as `{}`).
-            validated = { value: formBody(form ?? EMPTY_FORM, route.body as z.ZodObject) };
+            validated = { value: formBody(form ?? EMPTY_FORM, route.body as z.ZodMiniObject) };
           } else if (!validated) {
             const out = route.body!.safeParse(rawBody, { reportInput: true });
             if (!out.success) throw validationError(issuesToErrors(out.error.issues));
@@ -293,12 +319,20 @@ function represent(route: RouteDecl): middy.MiddlewareObj<ApiEvent, ApiResult> {
   };
 }
 
-/** Builds the Lambda handler of a declared route. */
-export function createHandler<R extends RouteDecl>(route: R, operation: Operation<R>) {
+/**
+ * Builds the Lambda handler of a declared route. A public route's function names token
+ * verification (`tokens`), a multipart route's its parser: what other functions do not need
+ * stays out of their packages.
+ */
+export function createHandler<R extends RouteDecl>(
+  route: R,
+  operation: Operation<R>,
+  ...[options = {}]: R['access'] extends 'public' ? [HandlerOptions & { tokens: TokenVerification }] : [HandlerOptions?]
+) {
   return middy<ApiEvent, ApiResult, Error, Context>()
     .use(lambdaLogging())
     .use(observe(route.name))
-    .use(interpret(route, operation, pageQuerySchema(route)))
+    .use(interpret(route, operation, pageQuerySchema(route), options))
     .use(represent(route))
     .handler(async (event) => (await operation(requests.get(event) as ApiRequest<R>)) as unknown as ApiResult);
 }

@@ -19,7 +19,7 @@ import { clock } from '../clock.js';
 import { animes } from '../domain/animes.js';
 import { animeCard } from '../domain/cards.js';
 import { news } from '../domain/news.js';
-import { ANIME_RECOMMENDATIONS } from '../domain/recommendations.js';
+import { ANIME_RECOMMENDATIONS } from '../domain/anime-recommendations.js';
 import { ANIME_REVIEWS } from '../domain/reviews.js';
 import { seasonNow, seasonUpcoming, type SeasonOfYear } from '../domain/seasons.js';
 import { searchNormalize } from '../text.js';

@@ -1,7 +1,9 @@
 /**
  * `multipart/form-data` request bodies (API.md §1.2; `POST /api/persons/{id}/create-picture/`,
  * §4.9), for routes declared with `bodyType: 'multipart'` (route.ts). API Gateway hands the body
- * over base64-encoded (request.ts bodyBytes); busboy parses it.
+ * over base64-encoded (request.ts bodyBytes); busboy parses it (multipart-parser.ts, which only
+ * the functions of such routes import and hand to createHandler: the parser is in no other
+ * function's package).
  *
  * Two steps, so the handler chain keeps the precedence of §1.4:
  *  - parseMultipart (with the request checks): a body that cannot be parsed → 400
@@ -13,10 +15,9 @@
  *
  * Part names are a client's keys: they go into Maps and prototype-free objects only (decision 66).
  */
-import busboy from 'busboy';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { issuesToErrors, MSG } from '../domain/fields.js';
-import { addError, fieldErrors, HttpError, validationError } from './problem.js';
+import { addError, fieldErrors, validationError } from './problem.js';
 
 /** A file part as sent: its bytes (see MultipartLimits.fileBytes) and what the client said it is. */
 export class UploadedFile {
@@ -57,101 +58,40 @@ export function isMultipartContentType(header: string | undefined): boolean {
   return header !== undefined && header.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
 }
 
-const malformed = (why: string) => new HttpError('malformed-request', `The multipart body cannot be parsed: ${why}.`);
+/** Parses a complete multipart/form-data body (multipart-parser.ts parseMultipart). */
+export type MultipartParser = (body: Buffer | Uint8Array, contentType: string, limits: MultipartLimits) => Promise<MultipartForm>;
 
-/** Parses a complete multipart/form-data body; 400 malformed-request when it cannot be parsed. */
-export function parseMultipart(body: Buffer | Uint8Array, contentType: string, limits: MultipartLimits): Promise<MultipartForm> {
-  const files = new Map<string, UploadedFile>();
-  const fields = new Map<string, string>();
-  const repeated = new Set<string>();
-  const truncated = new Set<string>();
-  let tooManyParts = false;
-  let unnamed = false;
-  const first = (name: string) => {
-    if (files.has(name) || fields.has(name)) repeated.add(name);
-    return !repeated.has(name);
-  };
-  const largest = Math.max(0, ...limits.fileBytes.values());
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: { 'content-type': contentType },
-        defParamCharset: 'utf8',
-        // Busboy stops every file here; the limit of each part is applied below.
-        limits: { fileSize: largest + 1, parts: limits.maxParts + 1 },
-      });
-    } catch {
-      reject(malformed('no boundary'));
-      return;
-    }
-    parser.on('file', (name: string | undefined, stream, info) => {
-      const keep = name === undefined ? 0 : (limits.fileBytes.get(name) ?? -1) + 1;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      // A file cut short fails the whole parse (the parser's error below).
-      stream.on('error', () => undefined);
-      stream.on('data', (chunk: Buffer) => {
-        if (size >= keep) return;
-        const part = chunk.subarray(0, keep - size);
-        chunks.push(part);
-        size += part.length;
-      });
-      stream.on('end', () => {
-        if (name === undefined) unnamed = true;
-        else if (first(name)) files.set(name, new UploadedFile(Buffer.concat(chunks, size), info.filename, info.mimeType));
-      });
-    });
-    parser.on('field', (name: string | undefined, value: string, info) => {
-      if (name === undefined) unnamed = true;
-      else if (first(name)) {
-        fields.set(name, value);
-        if (info.valueTruncated) truncated.add(name);
-      }
-    });
-    parser.on('partsLimit', () => (tooManyParts = true));
-    parser.on('error', (err: Error) => reject(malformed(err.message.replace(/^Multipart: /, '').toLowerCase())));
-    parser.on('close', () => {
-      if (unnamed) reject(malformed('a part has no name'));
-      else resolve({ files, fields, repeated, truncated, tooManyParts });
-    });
-    parser.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  });
-}
-
-const FILE_PARTS = new WeakMap<z.ZodType, { maxBytes: number }>();
+const FILE_PARTS = new WeakMap<z.ZodMiniType, { maxBytes: number }>();
 
 /**
  * The schema of a file part of at most `maxBytes` (an UploadedFile; in the OpenAPI document a
  * binary string). Refine or transform it to judge the content (e.g. shared/domain/images.ts).
  */
 export function filePart(opts: { maxBytes: number }) {
-  const schema = z
-    .custom<UploadedFile>((v) => v instanceof UploadedFile, {
+  const schema = z.custom<UploadedFile>((v) => v instanceof UploadedFile, {
       error: (issue) => (issue.input === undefined ? MSG.required : 'Expected a file (a part with a filename).'),
-    })
-    .meta({ type: 'string', format: 'binary' });
+    }).check(z.meta({ type: 'string', format: 'binary' }));
   FILE_PARTS.set(schema, opts);
   return schema;
 }
 
 /** The file part declaration inside a schema (through optional, default, pipe, transform), if any. */
-function fileDeclaration(schema: z.ZodType): { maxBytes: number } | undefined {
-  let s: z.ZodType | undefined = schema;
+function fileDeclaration(schema: z.ZodMiniType): { maxBytes: number } | undefined {
+  let s: z.ZodMiniType | undefined = schema;
   while (s) {
     const found = FILE_PARTS.get(s);
     if (found) return found;
-    const def = s._zod.def as { in?: z.ZodType; innerType?: z.ZodType };
+    const def = s._zod.def as { in?: z.ZodMiniType; innerType?: z.ZodMiniType };
     s = def.in ?? def.innerType;
   }
   return undefined;
 }
 
 /** The limits of a route's body schema (a strict object of parts). */
-export function multipartLimits(schema: z.ZodObject): MultipartLimits {
+export function multipartLimits(schema: z.ZodMiniObject): MultipartLimits {
   const fileBytes = new Map<string, number>();
   for (const [name, part] of Object.entries(schema.shape)) {
-    const file = fileDeclaration(part as z.ZodType);
+    const file = fileDeclaration(part as z.ZodMiniType);
     if (file) fileBytes.set(name, file.maxBytes);
   }
   // Every declared part once, and some room so unknown ones are named in the 400.
@@ -162,10 +102,10 @@ export function multipartLimits(schema: z.ZodObject): MultipartLimits {
  * The parts validated against the route's body schema (unknown parts are errors of a strict
  * object). All errors at once: 400 validation-error keyed by part name.
  */
-export function formBody<S extends z.ZodObject>(form: MultipartForm, schema: S): z.output<S> {
+export function formBody<S extends z.ZodMiniObject>(form: MultipartForm, schema: S): z.output<S> {
   const errors = fieldErrors();
   const values = Object.create(null) as Record<string, unknown>;
-  const shape = schema.shape as Record<string, z.ZodType>;
+  const shape = schema.shape as Record<string, z.ZodMiniType>;
   for (const [name, file] of form.files) {
     values[name] = file;
     if (Object.hasOwn(shape, name) && !fileDeclaration(shape[name]!)) addError(errors, name, 'Expected a text part, not a file.');

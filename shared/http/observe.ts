@@ -6,7 +6,6 @@
  * (only with the edge), so functions that need neither stay small.
  */
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
 import { isUnavailable } from '../db/errors.js';
 import { newId } from '../ids.js';
@@ -134,8 +133,12 @@ export function observe(routeName: string): middy.MiddlewareObj<ApiEvent, ApiRes
   };
 }
 
-/** Lambda context in the logs; Powertools must never log the event (it holds tokens and bodies). */
-export const lambdaLogging = () => injectLambdaContext(logger, { resetKeys: true, logEvent: false });
+/** The Lambda context of each invocation in its log lines (never the event: it holds tokens and bodies). */
+export const lambdaLogging = (): middy.MiddlewareObj<ApiEvent, ApiResult, Error, Context> => ({
+  before: (request) => {
+    if (request.context) logger.addContext(request.context);
+  },
+});
 
 /**
  * A function outside the declared routes (the catch-all): the same request id, logging, CORS

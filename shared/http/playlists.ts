@@ -14,7 +14,7 @@ import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { vectorPage, type Vector } from '../db/catalogue-index.js';
 import { blankList, itemBodies, itemErrors, itemIndex, itemShape, listBody, listCounts, titleStats, type ItemRecord, type ListRecord, type PlaylistKind } from '../domain/playlists.js';
 import { newId } from '../ids.js';
-import { checkBody, now, retrying, validBody } from './accounts.js';
+import { checkBody, now, retrying, validBody } from './changes.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { addError, notFound, validationError } from './problem.js';

@@ -22,7 +22,7 @@ import { getAuthState, userUnchangedPlan, type AuthState } from '../db/users.js'
 import { ID_PATTERN } from '../domain/fields.js';
 import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRecord, profileValues } from '../domain/profiles.js';
 import { newId } from '../ids.js';
-import { checkBody, now, retrying, validBody } from './accounts.js';
+import { checkBody, now, retrying, validBody } from './changes.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { addError, HttpError, validationError } from './problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';

@@ -3,7 +3,7 @@
  * summary are written. The CDK app, the local server, the catch-all function, the OpenAPI
  * document and the tests all read these (functions/registry.ts lists them).
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
 import type { KeyPattern } from '../db/key-patterns.js';
 import type { ProblemType } from './problem.js';
@@ -30,13 +30,13 @@ export type CachePolicy = 'public' | 'private' | 'no-store' | 'static' | 'public
 export interface ResponseSpec {
   status: 200 | 201 | 204;
   /** Shape of the body (of each item of `results` when `page`). */
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   /** The body is the pagination envelope of §1.5. */
   page?: boolean;
   /** Keys accepted by `fields` (sparse fieldsets); absent: `fields` is not accepted. */
   fields?: readonly string[];
   /** Extra envelope keys of a page (e.g. `refreshed_at`). */
-  envelope?: z.ZodRawShape;
+  envelope?: z.core.$ZodLooseShape;
   /** Write responses carry the ETag of the record they return; false where the body is no record. */
   etag?: boolean;
   /** The body's media type when it is not JSON (the handler replies with `content`, handler.ts). */
@@ -64,11 +64,11 @@ export interface RouteDecl {
   summary: string;
   description?: string;
   /** Path parameters; a value that fails this schema is a 404 (§1.3). */
-  params?: z.ZodObject;
+  params?: z.ZodMiniObject;
   /** Query parameters (string values); `limit`, `cursor` and `fields` are added for pages. */
-  query?: z.ZodObject;
+  query?: z.ZodMiniObject;
   /** Request body: the schema validated when the handler asks for the body. */
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   /**
    * How the body is sent (API.md §1.2): `json` (default; `application/json`, at most 1 MiB) or
    * `multipart` (`multipart/form-data`, at most 3 MiB; `body` is then a strict object of the

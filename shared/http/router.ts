@@ -6,25 +6,31 @@
  */
 import { METHODS, gatewayPath, pathParamNames, type Method, type RouteDecl } from './route.js';
 
-interface Template {
+/** What the router reads of a route: its method and path (the catch-all has nothing more, shared/package.ts). */
+export interface RoutePath {
+  method: Method;
   path: string;
-  segments: string[];
-  routes: Map<string, RouteDecl>;
 }
 
-export type Match =
-  | { kind: 'route'; route: RouteDecl; params: Record<string, string> }
+interface Template<R extends RoutePath> {
+  path: string;
+  segments: string[];
+  routes: Map<string, R>;
+}
+
+export type Match<R extends RoutePath = RouteDecl> =
+  | { kind: 'route'; route: R; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allow: string; path: string }
   | { kind: 'redirect'; location: string }
   | { kind: 'not-found' };
 
 const isParam = (s: string) => s.startsWith('{');
 
-export class Router {
-  private readonly templates: Template[];
+export class Router<R extends RoutePath = RouteDecl> {
+  private readonly templates: Template<R>[];
 
-  constructor(routes: readonly RouteDecl[]) {
-    const byPath = new Map<string, Template>();
+  constructor(routes: readonly R[]) {
+    const byPath = new Map<string, Template<R>>();
     for (const route of routes) {
       let t = byPath.get(route.path);
       if (!t) {
@@ -39,7 +45,7 @@ export class Router {
   }
 
   /** The template a path belongs to, with its parameter values (segments are URL-decoded). */
-  private find(path: string): { template: Template; values: string[] } | null {
+  private find(path: string): { template: Template<R>; values: string[] } | null {
     if (!path.startsWith('/')) return null;
     // A path ending in "/" has a last, empty segment, so "/a/" and "/a" are different paths.
     const segments = path.split('/').slice(1);
@@ -66,7 +72,7 @@ export class Router {
     return found ? allowHeader(found.template) : null;
   }
 
-  match(method: string, path: string, rawQuery = ''): Match {
+  match(method: string, path: string, rawQuery = ''): Match<R> {
     const found = this.find(path);
     if (!found) {
       if (!path.endsWith('/') && this.find(`${path}/`)) {
@@ -86,8 +92,8 @@ export class Router {
    * would otherwise reach `PUT /api/users/{id}/`). Those extra routes go to the catch-all
    * function, which answers 405.
    */
-  gatewayRoutes(): { method: Method; path: string; route: RouteDecl | null }[] {
-    const out: { method: Method; path: string; route: RouteDecl | null }[] = [];
+  gatewayRoutes(): { method: Method; path: string; route: R | null }[] {
+    const out: { method: Method; path: string; route: R | null }[] = [];
     for (const t of this.templates) {
       for (const route of t.routes.values()) out.push({ method: route.method, path: gatewayPath(t.path), route });
       const shadowed = new Set<Method>();
@@ -101,7 +107,7 @@ export class Router {
 }
 
 /** `Allow` lists the path's methods in the order GET, POST, PUT, PATCH, DELETE (§1.1). */
-function allowHeader(t: Template): string {
+function allowHeader(t: Template<RoutePath>): string {
   return METHODS.filter((m) => t.routes.has(m)).join(', ');
 }
 

@@ -3,7 +3,7 @@
  * `characters/members/`; answered by shared/http/top.ts): the response — the resource's list
  * items, `count` null, `refreshed_at` — and the items such a list reads.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { TOP_READ_KEYS } from '../db/rankings.js';
 import type { BaseRecord } from '../db/records.js';
 import { TOMBSTONE_KEYS } from '../db/tombstones.js';
@@ -23,7 +23,7 @@ export function rankedResponse<R extends BaseRecord>(resource: TitleResource<R>)
     schema: item,
     page: true,
     fields: Object.keys(item.shape),
-    envelope: { refreshed_at: z.string().meta({ format: 'date-time' }).nullable() },
+    envelope: { refreshed_at: z.nullable(z.string().check(z.meta({ format: 'date-time' }))) },
   } as const;
 }
 

@@ -5,13 +5,13 @@
  * `<PICTURES_BASE_URL>/<key>`: on AWS the pictures distribution in front of the private bucket
  * (infra/aws/storage.ts), locally the S3 emulator's URL of the bucket (plain http on localhost).
  * The bucket is PICTURES_BUCKET; the endpoint comes from AWS_ENDPOINT_URL_S3 where one is set
- * (locally), addressed path-style, since the emulator has no host name per bucket.
+ * (locally), addressed path-style, since the emulator has no host name per bucket. PutObject and
+ * DeleteObject are signed calls of shared/aws-request.ts, imported on first use (docs/decisions.md W4).
  *
  * Objects are never overwritten (every upload gets a new key) and are deleted only by the cleanup
  * job, after the picture's record is gone (shared/db/files.ts). Storage that is unavailable
  * (network errors, throttling, 5xx) → 503 with Retry-After, as the database's outages are.
  */
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { isUnavailable } from '../db/errors.js';
 import { IMAGE_TYPES, type JudgedImage } from '../domain/images.js';
 import { serviceUnavailable } from '../http/problem.js';
@@ -28,13 +28,6 @@ export const PICTURE_CACHE_CONTROL = 'public, max-age=86400';
 
 /** S3 errors that mean "unavailable now" beyond the 5xx, throttling and network errors of isUnavailable. */
 const UNAVAILABLE = new Set(['SlowDown', 'RequestTimeout']);
-
-let client: S3Client | undefined;
-
-export function s3(): S3Client {
-  client ??= new S3Client({ maxAttempts: 3, forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined });
-  return client;
-}
 
 function setting(name: 'PICTURES_BUCKET' | 'PICTURES_BASE_URL'): string {
   const value = process.env[name];
@@ -55,9 +48,18 @@ export function pictureKeyOf(url: string): string | null {
   return /^pictures\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{22}\.(jpg|png|webp)$/.test(key) ? key : null;
 }
 
-async function send<T>(request: () => Promise<T>): Promise<T> {
+/** S3's error code, from its XML error document. */
+const errorCode = (body: string): string | undefined => /<Code>([^<]+)<\/Code>/.exec(body)?.[1];
+
+/** A request on the object `key` of the pictures bucket: 503 when storage is unavailable. */
+async function objectRequest(method: 'PUT' | 'DELETE', key: string, headers: Record<string, string> = {}, body?: Buffer): Promise<void> {
+  const { awsRequest, configuredEndpoint, region } = await import('../aws-request.js');
+  const bucket = picturesBucket();
+  const escaped = key.split('/').map(encodeURIComponent).join('/');
+  const endpoint = configuredEndpoint('s3');
+  const [url, path] = endpoint ? [endpoint, `/${bucket}/${escaped}`] : [new URL(`https://${bucket}.s3.${region()}.amazonaws.com`), `/${escaped}`];
   try {
-    return await request();
+    await awsRequest('s3', { method, url, path, headers, ...(body ? { body } : {}) }, errorCode);
   } catch (err) {
     if (isUnavailable(err) || UNAVAILABLE.has((err as { name?: string })?.name ?? '')) throw serviceUnavailable();
     throw err;
@@ -75,22 +77,11 @@ export const newPictureKey = (personId: string, image: Pick<JudgedImage, 'type'>
 /** Stores an accepted image of a person as sent (under `key`, default a new one); its key and public URL. */
 export async function storePicture(personId: string, image: JudgedImage, key = newPictureKey(personId, image)): Promise<StoredPicture> {
   const type = IMAGE_TYPES[image.type];
-  await send(() =>
-    s3().send(
-      new PutObjectCommand({
-        Bucket: picturesBucket(),
-        Key: key,
-        Body: image.bytes,
-        ContentType: type.mime,
-        ContentLength: image.bytes.length,
-        CacheControl: PICTURE_CACHE_CONTROL,
-      }),
-    ),
-  );
+  await objectRequest('PUT', key, { 'content-type': type.mime, 'cache-control': PICTURE_CACHE_CONTROL }, image.bytes);
   return { key, url: pictureUrl(key) };
 }
 
 /** Deletes a stored file; a file that is already gone is fine (S3 answers a deletion of nothing with success). */
 export async function deleteStoredFile(key: string): Promise<void> {
-  await send(() => s3().send(new DeleteObjectCommand({ Bucket: picturesBucket(), Key: key })));
+  await objectRequest('DELETE', key);
 }

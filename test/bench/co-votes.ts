@@ -8,7 +8,7 @@
  * Not run by `npm test`; the figures are in docs/recommendations-at-scale.md.
  */
 import { coVotes, type CoVoteStats } from '../../shared/domain/co-votes.js';
-import { MAX_WORK } from '../../shared/domain/recommendations.js';
+import { MAX_WORK } from '../../shared/domain/recommendations-job.js';
 import { rng } from '../support/rng.js';
 
 const [items = 1_000_000, users = 100_000, titles = 30_000, only] = process.argv.slice(2).map(Number);

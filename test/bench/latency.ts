@@ -7,7 +7,7 @@
  *   (c) a bare GetCommand with exactly the input the function sends (captured by the recorder).
  */
 import { GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import type { ApiEvent, ApiResult } from '../../shared/http/handler.js';
 import { routeEntry } from '../../shared/http/route.js';
 import { insertGenre } from './fixtures.js';

@@ -25,7 +25,7 @@
  * Adding a kind: a line in TAXONOMY or TITLES with its resource and create route.
  */
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { routes as animeRoutes } from '../../functions/animes/routes.js';
 import { routes as characterRoutes } from '../../functions/characters/routes.js';
 import { routes as demographicRoutes } from '../../functions/demographics/routes.js';
@@ -56,7 +56,7 @@ import { ID_LENGTH } from '../../shared/ids.js';
 import { resolveRefs, type Catalogue, type Kind } from './catalogue-data.js';
 
 /** Taxonomy kinds: a records.ts entity, written with createPlan. */
-const TAXONOMY: Partial<Record<Kind, { resource: Resource<BaseRecord>; body: z.ZodType }>> = {
+const TAXONOMY: Partial<Record<Kind, { resource: Resource<BaseRecord>; body: z.ZodMiniType }>> = {
   genre: { resource: genres as never, body: genreRoutes.create.body! },
   theme: { resource: themes as never, body: themeRoutes.create.body! },
   demographic: { resource: demographics as never, body: demographicRoutes.create.body! },
@@ -65,7 +65,7 @@ const TAXONOMY: Partial<Record<Kind, { resource: Resource<BaseRecord>; body: z.Z
 };
 
 /** Title kinds: a titles.ts entity, written with titleWrite. */
-const TITLES: Partial<Record<Kind, { resource: TitleResource<BaseRecord>; body: z.ZodType }>> = {
+const TITLES: Partial<Record<Kind, { resource: TitleResource<BaseRecord>; body: z.ZodMiniType }>> = {
   person: { resource: persons as never, body: personRoutes.create.body! },
   character: { resource: characters as never, body: characterRoutes.create.body! },
   anime: { resource: animes as never, body: animeRoutes.create.body! },
@@ -154,7 +154,7 @@ export const BENCH_EDITOR: Caller = { user_id: 'bench-editor-000000000', usernam
 /** The bulk writer of shared/db/batch.ts; items put while `paused` (kinds a resumed load wrote before) or in a dry run are dropped. */
 function loaderWriter(inFlight: number, dryRun: boolean) {
   // 100 puts per TransactWriteItems (see load-community.ts).
-  const bulk = new BulkWriter(inFlight, undefined, { transact: true });
+  const bulk = new BulkWriter(inFlight, { transact: true });
   return {
     paused: false,
     get written() {

@@ -162,7 +162,7 @@ export async function loadCommunity(o: CommunityLoadOptions): Promise<CommunityL
   const started = Date.now();
   // 100 puts per TransactWriteItems: one SQLite transaction each, twice BatchWriteItem's rate when
   // DynamoDB Local keeps its files on a disk (a MyAnimeList-scale store does not fit in memory; decision I7).
-  const writer = new BulkWriter(o.inFlight ?? 8, undefined, { transact: true });
+  const writer = new BulkWriter(o.inFlight ?? 8, { transact: true });
   const updated = new Map<string, Item>();
   let items = 0;
   let reviews = 0;

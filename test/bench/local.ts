@@ -13,11 +13,11 @@ import { ensureTable } from '../../infra/local/engines.js';
 import { LOCAL_TABLE, startLocal, type LocalRuntime } from '../../infra/local/runtime.js';
 import type { Role } from '../../shared/auth/roles.js';
 import { signToken } from '../../shared/auth/tokens.js';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { commit } from '../../shared/db/records.js';
 import { newAccount } from '../../shared/domain/accounts.js';
 import { newId } from '../../shared/ids.js';
-import { secretsClient } from '../../shared/secrets.js';
+import { closeAwsConnections } from '../../shared/aws-request.js';
 import { HttpClient } from './http.js';
 import { instrumentSdk, type SdkCallRecorder } from './sdk-calls.js';
 
@@ -125,7 +125,7 @@ export async function startBenchEnv(opts: { dataDir?: string } = {}): Promise<Be
         await runtime.stop();
       } finally {
         db().destroy();
-        secretsClient().destroy();
+        closeAwsConnections();
         restoreStdout();
         if (!kept) rmSync(dataDir, { recursive: true, force: true });
       }

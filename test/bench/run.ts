@@ -42,7 +42,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   calls: { title: '1. DynamoDB calls per request', run: callsSection, needsRuntime: true },
   latency: { title: '2. Warm detail GET: full chain vs bare GetItem', run: latencySection, needsRuntime: true },
   pagination: { title: '3. Pagination: first page vs 100th page', run: paginationSection, needsRuntime: true },
-  bundles: { title: '4. Function bundles: size and module load time', run: (_env, opts) => bundlesSection(opts), needsRuntime: false },
+  bundles: { title: '4. Function packages: size, module load time, cold start of a detail GET', run: bundlesSection, needsRuntime: true },
   throughput: { title: '5. Throughput: local gateway vs bare node:http', run: throughputSection, needsRuntime: true },
   auth: { title: '6. Sign-in and tokens: password hash, sign-in, refresh, verify', run: authSection, needsRuntime: true },
   enumeration: { title: '7. No account enumeration by timing: eligible / unknown address', run: enumerationSection, needsRuntime: true },

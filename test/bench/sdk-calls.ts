@@ -1,12 +1,11 @@
 /**
- * Counts the AWS SDK calls the functions make, by adding a middleware to the shared clients
- * (the DynamoDB document client of shared/db/client.ts and the Secrets Manager client of
- * shared/secrets.ts). The middleware sits at the start of the `initialize` step, so it sees each
+ * Counts the AWS calls the functions make: DynamoDB's by adding a middleware to the shared
+ * document client (shared/db/sdk.ts), at the start of the `initialize` step, so it sees each
  * logical call once (retries are counted apart, from the response metadata) with its input as
- * the caller wrote it.
+ * the caller wrote it; Secrets Manager's through the listener of shared/secrets.ts.
  */
-import { db } from '../../shared/db/client.js';
-import { secretsClient } from '../../shared/secrets.js';
+import { db } from '../../shared/db/sdk.js';
+import { secretReads } from '../../shared/secrets.js';
 
 export interface SdkCall {
   service: 'dynamodb' | 'secrets';
@@ -119,7 +118,11 @@ export function instrumentSdk(): SdkCallRecorder {
   if (!recorder) {
     recorder = new SdkCallRecorder();
     install(db(), 'dynamodb', recorder);
-    install(secretsClient(), 'secrets', recorder);
+    const r = recorder;
+    secretReads.listener = (id) => {
+      const at = performance.now();
+      r.record({ service: 'secrets', operation: 'GetSecretValue', input: { SecretId: id }, retries: 0, startedAt: at, endedAt: at });
+    };
   }
   return recorder;
 }

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { detailTarget } from './latency.js';
 import type { BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';

@@ -6,12 +6,12 @@
  * or the person's deletion removes are queued (FILE#GONE) in the write's transaction and removed
  * by the cleanup job; refusals store nothing.
  */
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runFileCleanup } from '../../functions/jobs/cleanup.js';
 import type { Role } from '../../shared/auth/roles.js';
 import { dueFiles, UPLOAD_GUARD_SECONDS } from '../../shared/db/files.js';
-import { picturesBucket, s3 } from '../../shared/storage/pictures.js';
+import { picturesBucket } from '../../shared/storage/pictures.js';
 import { expectErrors, expectJson, expectProblem, ID, send, TIMESTAMP, uniqueName, usersByRole, walk } from '../support/contract.js';
 import { encodePng, fixture } from '../support/images.js';
 import { formData, type Part } from '../support/multipart.js';
@@ -33,9 +33,11 @@ const upload = (id: string, parts: Part[], headers: Record<string, string> = aut
   return send(server, 'POST', `/api/persons/${id}/create-picture/`, { raw: body, headers: { ...headers, 'content-type': contentType } });
 };
 const pictures = async (id: string, query = '') => expectJson(await send(server, 'GET', `/api/persons/${id}/pictures/${query}`), 200);
-/** The files stored for a person (the keys under its prefix in the bucket). */
+/** The files stored for a person (the keys under its prefix in the bucket), listed with the SDK's S3 client. */
+let s3: S3Client | undefined;
 const storedFiles = async (id: string) => {
-  const out = await s3().send(new ListObjectsV2Command({ Bucket: picturesBucket(), Prefix: `pictures/${id}/` }));
+  s3 ??= new S3Client({ forcePathStyle: true });
+  const out = await s3.send(new ListObjectsV2Command({ Bucket: picturesBucket(), Prefix: `pictures/${id}/` }));
   return (out.Contents ?? []).map((o) => o.Key!);
 };
 const queued = async (key: string, within = 0) => (await dueFiles(new Date(Date.now() + within * 1000), 1000)).entries.some((e) => e.keys.includes(key));

@@ -8,7 +8,8 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { makeAccount, PASSWORD } from '../support/accounts.js';
 import { expectJson, send, uniqueName } from '../support/contract.js';
 import { eventually } from '../support/eventually.js';

@@ -8,9 +8,10 @@
 import { request } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { OPERATIONS, ROUTES } from '../../functions/registry.js';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { pathParamNames, type RouteDecl } from '../../shared/http/route.js';
 import { JSON_TYPE, KINDS, create, expectErrors, expectJson, expectProblem, minimal, send, uniqueName, type Sent } from '../support/contract.js';
 import { fixture } from '../support/images.js';
@@ -115,8 +116,8 @@ interface Case {
 
 /** The first field of the route's body schema (of its first alternative where it has several). */
 function firstField(route: RouteDecl): string | undefined {
-  const schema = route.body instanceof z.ZodUnion ? route.body.options[0] : route.body;
-  return schema instanceof z.ZodObject ? Object.keys(schema.shape)[0] : undefined;
+  const schema = route.body instanceof z.ZodMiniUnion ? route.body.def.options[0] : route.body;
+  return schema instanceof z.ZodMiniObject ? Object.keys(schema.shape)[0] : undefined;
 }
 
 /** The cases of one route: each key as a query parameter, body key, nested key and path value. */

@@ -7,7 +7,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getItems } from '../../shared/db/batch.js';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { counterKeyOfKind, recordKeyOfKind } from '../../shared/db/records.js';
 import { expectJson, expectProblem, send, uniqueName } from '../support/contract.js';
 import { useServer } from '../support/server.js';

@@ -10,7 +10,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { ANIME_LIST, MANGA_LIST } from '../../shared/domain/playlists.js';
 import type { RankingsSummary } from '../../shared/domain/rankings.js';
 import { expectedOrder, expectErrors, expectJson, searchKey, send, uniqueName, walk } from '../support/contract.js';

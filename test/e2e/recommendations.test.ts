@@ -15,7 +15,7 @@ import { commitStaged } from '../../shared/db/staged.js';
 import { loadTitle, titleWrite, type TitleDef } from '../../shared/db/titles.js';
 import type { BaseRecord } from '../../shared/db/records.js';
 import { setClock } from '../../shared/clock.js';
-import type { RunSummary } from '../../shared/domain/recommendations.js';
+import type { RunSummary } from '../../shared/domain/recommendations-job.js';
 import { expectErrors, expectJson, expectProblem, searchKey, send, TIMESTAMP, uniqueName, walk } from '../support/contract.js';
 import { failWritesOf, runJob } from '../support/jobs.js';
 import { compareCodePoints } from '../support/list-rules.js';

@@ -7,7 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../../shared/db/batch.js';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { newsTitle } from '../../shared/db/news.js';
 import { personTitle } from '../../shared/db/persons.js';
 import { commit } from '../../shared/db/records.js';

@@ -6,7 +6,8 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { makeAccount, PASSWORD } from '../support/accounts.js';
 import { expectErrors, expectJson, expectProblem, ID, send, TIMESTAMP, uniqueName, type Sent } from '../support/contract.js';
 import { eventually } from '../support/eventually.js';

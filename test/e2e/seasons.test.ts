@@ -9,7 +9,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animeTitle, type AnimeRecord } from '../../shared/db/animes.js';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { recordKeyOfKind } from '../../shared/db/records.js';
 import { commitStaged } from '../../shared/db/staged.js';
 import { loadTitle, statAttribute, titleWrite } from '../../shared/db/titles.js';

@@ -5,7 +5,7 @@
  * auth state is read together with what the operation reads anyway.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { commit } from '../../shared/db/records.js';
 import { getUser, replaceUserPlan } from '../../shared/db/users.js';
 import { create, expectProblem, kind, minimal, send, uniqueName } from '../support/contract.js';

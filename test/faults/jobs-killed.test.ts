@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import type { BaseRecord } from '../../shared/db/records.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
 import { community } from '../bench/community-data.js';

@@ -8,7 +8,7 @@
  */
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ROUTES } from '../../functions/registry.js';
 import { EDGE_LIMITS, EDGE_RETRY_AFTER, SECRET_NAMES } from '../../infra/api-config.js';
 import { anonymousRequests, edgeCorsHeaders, edgeStackName, pathsPattern, rateLimitedBody, WAF_REGEX_MAX } from '../../infra/aws/edge.js';

@@ -6,9 +6,11 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { rateCounterKey, TTL_MARGIN } from '../../shared/db/rate-counters.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { windowAt } from '../../shared/http/rate-limits.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -18,7 +20,7 @@ const signIn = signInRoute('sign-in');
 const handler = createHandler(signIn, async (req) => {
   if (req.body().password !== 'right') throw new HttpError('invalid-credentials', 'Wrong e-mail or password.');
   return { status: 200, body: { access: 'a', refresh: 'r' } };
-});
+}, { rateLimits: requestLimits });
 
 let n = 0;
 /** A unique client address per test, so tests never share counters. */
@@ -161,7 +163,7 @@ describe('account: 10 per hour per user', () => {
     rateLimit: { policy: 'account', when: ({ caller, params }) => caller?.user_id === params.id },
     keys: [],
   });
-  const del = createHandler(deleteUser, async () => ({ status: 204 }));
+  const del = createHandler(deleteUser, async () => ({ status: 204 }), { rateLimits: requestLimits });
   const call = (userId: string, targetId: string, ip: string) =>
     invokeApi(del, {
       version: '2.0',

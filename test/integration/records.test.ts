@@ -8,7 +8,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes as genreRoutes } from '../../functions/genres/routes.js';
-import { db, tableName } from '../../shared/db/client.js';
+import { tableName } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import {
   countRecords,
   createRecord,
@@ -33,6 +34,7 @@ import { newId } from '../../shared/ids.js';
 import { queryTerms } from '../../shared/text.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
 import { contractMatches, contractOrder } from '../support/list-rules.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 const GENRE_NAMES = [
   'Action', 'Adventure', 'Avant Garde', 'Award Winning', 'Boys Love', 'Comedy', 'Drama', 'Fantasy', 'Girls Love', 'Gourmet',
@@ -386,7 +388,7 @@ describe('writes keep the index in step', () => {
 
 describe('cost of a list page', () => {
   const commands: string[] = [];
-  const handler = createHandler(genreRoutes.list, listOperation(genres));
+  const handler = createHandler(genreRoutes.list, listOperation(genres), { tokens: tokenVerification });
 
   beforeAll(() => {
     db().middlewareStack.add(

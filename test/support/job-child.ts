@@ -14,7 +14,7 @@
  * bundled one.
  */
 import { readFileSync } from 'node:fs';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { runJob } from './jobs.js';
 
 const [name, at, killAfter, dataFile] = process.argv.slice(2);

@@ -3,7 +3,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { JOBS } from '../../functions/jobs/registry.js';
 import { lambdaContext, loadHandler } from '../../infra/local/functions.js';
 import { scheduledEvent } from '../../infra/local/scheduler.js';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 
 /** Runs job `name` once, its event scheduled at `at` (what the run takes for "now"). */
 export async function runJob<R = unknown>(name: string, at: Date): Promise<R> {

@@ -14,7 +14,7 @@ import { ROUTES } from '../../functions/registry.js';
 import { STREAM_CONSUMERS } from '../../functions/streams/registry.js';
 import { AUTHORIZER_KEYS, routeKeys, TABLE_READ, TABLE_WRITE, tableActions } from '../../infra/aws/access.js';
 import { runningFunction } from '../../infra/local/functions.js';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 import { allowedKey, type KeyPattern } from '../../shared/db/key-patterns.js';
 
 /** One item named by a call: the IAM action it is authorised as, and its partition key (null: none). */

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult, AuthorizerContext } from '../../shared/http/handler.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lambdaContext } from '../../infra/local/functions.js';
 import type { PolicyName } from '../../shared/http/rate-limits.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -69,7 +69,7 @@ export function signInRoute(policy: PolicyName) {
     path: '/api/tokens/jwt/create/',
     access: 'credentials',
     summary: 'Sign in',
-    body: z.object({ email: z.string(), password: z.string() }).strict(),
+    body: z.strictObject({ email: z.string(), password: z.string() }),
     response: { status: 200 },
     rateLimit: { policy },
     keys: [],

@@ -1,6 +1,6 @@
 /** Whole tables as items, for tests that compare what two ways of writing leave. */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/db/sdk.js';
 
 export type Item = Record<string, unknown>;
 

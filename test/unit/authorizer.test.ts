@@ -1,10 +1,10 @@
 /**
- * The Lambda authorizer (functions/authorizer/handler.ts) with mocked AWS clients. It never
+ * The Lambda authorizer (functions/authorizer/handler.ts) with the DynamoDB client mocked and
+ * a local Secrets Manager endpoint. It never
  * denies; it reports what it found, and the function answers (see the handler's comment).
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,9 +12,10 @@ import { handler } from '../../functions/authorizer/handler.js';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import { loadEvent } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 
 const USER_ID = 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa';
 /** The user's auth state (shared/db/users.ts): all the authorizer reads. */
@@ -45,14 +46,13 @@ let token: string;
 
 beforeAll(async () => {
   const { privateSet, publicSet } = await generateSigningKeys();
-  secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public' }).resolves({ SecretString: JSON.stringify(publicSet) });
-  secrets.on(GetSecretValueCommand, { SecretId: 'jwt-private' }).resolves({ SecretString: JSON.stringify(privateSet) });
+  secrets.set('jwt-public', JSON.stringify(publicSet));
+  secrets.set('jwt-private', JSON.stringify(privateSet));
   ({ token } = await signToken('access', { id: USER_ID, token_version: 0 }));
 });
 beforeEach(() => ddb.reset());
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 describe('authorizer', () => {
@@ -102,7 +102,7 @@ describe('authorizer', () => {
     try {
       // Another secret id, so the keys cached by the other tests are not used.
       process.env.JWT_PUBLIC_SECRET_ID = 'jwt-public-unreachable';
-      secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public-unreachable' }).rejects(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
+      secrets.unreachable('jwt-public-unreachable');
       expect(await handler(event(`Bearer ${token}`))).toEqual({ isAuthorized: true, context: { status: 'unavailable' } });
     } finally {
       process.env.JWT_PUBLIC_SECRET_ID = before;

@@ -1,22 +1,20 @@
 /**
  * Pagination cursors (shared/http/cursor.ts, API.md §1.5): opaque, tamper-evident, bound to the
  * path and every query parameter except `limit`. The HMAC key is read from Secrets Manager
- * (mocked here).
+ * (a local endpoint here).
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, queryBinding, type Cursor } from '../../shared/http/cursor.js';
 import { HttpError } from '../../shared/http/problem.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 
 beforeAll(() => {
   process.env.AWS_REGION = 'us-east-1';
   process.env.CURSOR_SECRET_ID = 'cursor-key';
-  secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key' }).resolves({ SecretString: 'k'.repeat(43) });
+  secrets.set('cursor-key', 'k'.repeat(43));
 });
-afterAll(() => secrets.restore());
 
 async function refusal(raw: string, binding: string): Promise<HttpError> {
   try {
@@ -47,9 +45,9 @@ describe('cursor round trip', () => {
   });
 
   it('reads the key once and keeps it', async () => {
-    const before = secrets.commandCalls(GetSecretValueCommand).length;
+    const before = secrets.reads('cursor-key');
     for (let i = 0; i < 5; i++) await encodeCursor({ d: 'n', k: String(i) }, binding);
-    expect(secrets.commandCalls(GetSecretValueCommand).length - before).toBeLessThanOrEqual(1);
+    expect(secrets.reads('cursor-key') - before).toBeLessThanOrEqual(1);
   });
 });
 

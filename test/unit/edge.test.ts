@@ -2,9 +2,8 @@
  * Requests through the edge (shared/http/edge.ts): with the edge configured (ORIGIN_SECRET_ID),
  * only a request that carries the origin secret is served, and only then is CloudFront's viewer
  * address the client the per-address rate limits count; without it nothing changes and the
- * headers are never trusted. AWS clients are mocked.
+ * headers are never trusted. The DynamoDB client is mocked; secrets come from a local endpoint.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -15,10 +14,12 @@ import { signToken } from '../../shared/auth/tokens.js';
 import { rateCounterKey } from '../../shared/db/rate-counters.js';
 import { ORIGIN_HEADER, ORIGIN_SECRET_ENV, VIEWER_ADDRESS_HEADER, viewerAddress } from '../../shared/http/edge.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { clientKey, windowAt } from '../../shared/http/rate-limits.js';
 import { apiEvent, invokeApi, loadEvent, signInRoute } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 const ddb = mockClient(DynamoDBDocumentClient);
 
 const SECRET = 'k2Vf8LqZ3xN7pR1tW9yB4cD6gH0jM5sA';
@@ -27,7 +28,7 @@ const SOURCE_IP = '130.176.1.20'; // a CloudFront server, as API Gateway sees it
 const VIEWER = '198.51.100.10';
 
 const signIn = signInRoute('token');
-const signInHandler = createHandler(signIn, async () => ({ status: 200, body: { ok: true } }));
+const signInHandler = createHandler(signIn, async () => ({ status: 200, body: { ok: true } }), { rateLimits: requestLimits });
 
 function event(headers: Record<string, string> = {}): ApiEvent {
   const e = apiEvent('api/genres-create.json', { authorizer: null, body: JSON.stringify({ email: 'a@example.org', password: 'x' }) });
@@ -40,19 +41,18 @@ function event(headers: Record<string, string> = {}): ApiEvent {
 /** The client keys the request was counted under (the `token` policy counts per IP). */
 const countedClients = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input.Key!.pk as string);
 const counterOf = (address: string) => rateCounterKey('token', 'ip', clientKey(address), windowAt(60, Date.now()).start).pk;
-const secretReads = () => secrets.commandCalls(GetSecretValueCommand).filter((c) => c.args[0].input.SecretId === SECRET_ID).length;
+const secretReads = () => secrets.reads(SECRET_ID);
 
 beforeEach(() => {
   ddb.reset();
-  secrets.resetHistory();
+  secrets.resetReads();
   ddb.on(UpdateCommand).resolves({ Attributes: { n: 1 } });
-  secrets.on(GetSecretValueCommand, { SecretId: SECRET_ID }).resolves({ SecretString: SECRET });
+  secrets.set(SECRET_ID, SECRET);
   vi.stubEnv('RATE_LIMITS', 'on');
 });
 afterEach(() => vi.unstubAllEnvs());
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 describe('viewerAddress: the address in CloudFront-Viewer-Address', () => {
@@ -76,7 +76,7 @@ describe('without the edge (no ORIGIN_SECRET_ID): nothing changes', () => {
     const res = await invokeApi(signInHandler, event({ [VIEWER_ADDRESS_HEADER]: `${VIEWER}:1234`, [ORIGIN_HEADER]: 'anything' }));
     expect(res.status).toBe(200);
     expect(countedClients()).toEqual([counterOf(SOURCE_IP)]);
-    expect(secrets.calls()).toHaveLength(0);
+    expect(secrets.reads()).toBe(0);
   });
 });
 
@@ -132,8 +132,8 @@ describe('with the edge (ORIGIN_SECRET_ID set)', () => {
 
   it('the authorizer does not verify the token of a direct request (the function refuses it), and does through the edge', async () => {
     const { privateSet, publicSet } = await generateSigningKeys();
-    secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public' }).resolves({ SecretString: JSON.stringify(publicSet) });
-    secrets.on(GetSecretValueCommand, { SecretId: 'jwt-private' }).resolves({ SecretString: JSON.stringify(privateSet) });
+    secrets.set('jwt-public', JSON.stringify(publicSet));
+    secrets.set('jwt-private', JSON.stringify(privateSet));
     const userId = 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa';
     const { token } = await signToken('access', { id: userId, token_version: 0 });
     // The authorizer reads the user's auth state (decision 67).

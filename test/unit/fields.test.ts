@@ -3,20 +3,20 @@
  * the write schemas (§1.8: defaults, strictness) and the `errors` paths of §1.4.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { date, issuesToErrors, line, optional, optionalNullable, optionalText, required, text, url, writeSchemas } from '../../shared/domain/fields.js';
 
 /** The value a schema produces, or the messages of its issues. */
-function check(schema: z.ZodType, input: unknown): { ok: true; value: unknown } | { ok: false; errors: Record<string, string[]> } {
+function check(schema: z.ZodMiniType, input: unknown): { ok: true; value: unknown } | { ok: false; errors: Record<string, string[]> } {
   const out = schema.safeParse(input, { reportInput: true });
   return out.success ? { ok: true, value: out.data } : { ok: false, errors: issuesToErrors(out.error.issues) };
 }
-const ok = (schema: z.ZodType, input: unknown) => {
+const ok = (schema: z.ZodMiniType, input: unknown) => {
   const r = check(schema, input);
   if (!r.ok) throw new Error(`refused ${JSON.stringify(input)}: ${JSON.stringify(r.errors)}`);
   return r.value;
 };
-const refused = (schema: z.ZodType, input: unknown) => {
+const refused = (schema: z.ZodMiniType, input: unknown) => {
   const r = check(schema, input);
   if (r.ok) throw new Error(`accepted ${JSON.stringify(input)}`);
   return r.errors.non_field_errors ?? Object.values(r.errors).flat();
@@ -179,7 +179,7 @@ describe('write schemas (§1.8)', () => {
     name: required(line({ min: 1, max: 10 })),
     about: optionalText(text({ max: 10 })),
     website: optionalNullable(url({ allowHttp: true })),
-    episodes: optional(z.int().min(0), () => 0),
+    episodes: optional(z.int().check(z.gte(0)), () => 0),
   };
   const { full, partial } = writeSchemas(fields);
 

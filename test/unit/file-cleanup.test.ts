@@ -1,19 +1,19 @@
 /**
  * The cleanup job's removal of stored files (functions/jobs/cleanup.ts runFileCleanup,
- * shared/db/files.ts) with DynamoDB and S3 mocked: the item that queues a file is written in the
+ * shared/db/files.ts) with DynamoDB mocked and a local S3 endpoint: the item that queues a file is written in the
  * deletion's transaction; the job deletes the file before its item, leaves the item when either
  * deletion fails (the next run repeats), and reads only what is due, page after page.
  */
-import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runFileCleanup } from '../../functions/jobs/cleanup.js';
 import { FILE_KEYS, goneFilesPlan, keepUploadPlan } from '../../shared/db/files.js';
 import { matchesKeyPattern } from '../../shared/db/key-patterns.js';
+import { useS3Endpoint } from '../support/s3-endpoint.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const s3 = useS3Endpoint();
 
 type Row = { pk: string; sk: string; keys: string[]; due_at: string };
 let table: Map<string, Row>;
@@ -51,10 +51,7 @@ beforeEach(() => {
     table.delete(input.Key.sk);
     return {};
   });
-  s3.on(DeleteObjectCommand).callsFake(async (input: Record<string, any>) => {
-    calls.push(`s3 ${input.Key}`);
-    return {};
-  });
+  s3.onRequest = (r) => void (r.method === 'DELETE' && calls.push(`s3 ${r.key}`));
 });
 
 describe('the items', () => {
@@ -88,10 +85,9 @@ describe('runFileCleanup', () => {
 
   it('storage failing: the item stays for the next run, which deletes the file then', async () => {
     queue('pictures/p/a.png');
-    s3.on(DeleteObjectCommand).rejectsOnce(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    s3.fail('drop', 3);
     expect(await runFileCleanup({ clock: () => NOW })).toEqual({ failed: 1 });
     expect(table.size).toBe(1);
-    s3.on(DeleteObjectCommand).resolves({});
     expect(await runFileCleanup({ clock: () => NOW })).toEqual({ removed: 1 });
     expect(table.size).toBe(0);
   });
@@ -101,7 +97,7 @@ describe('runFileCleanup', () => {
     failItemDelete = true;
     expect(await runFileCleanup({ clock: () => NOW })).toEqual({ failed: 1 });
     expect(await runFileCleanup({ clock: () => NOW })).toEqual({ removed: 1 });
-    expect(s3.commandCalls(DeleteObjectCommand)).toHaveLength(2);
+    expect(s3.requests.filter((r) => r.method === 'DELETE')).toHaveLength(2);
     expect(table.size).toBe(0);
   });
 

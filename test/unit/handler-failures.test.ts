@@ -12,7 +12,6 @@ import {
   type CancellationReason,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/genres/routes.js';
@@ -21,14 +20,16 @@ import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { lambdaContext } from '../../infra/local/functions.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 
-const list = createHandler(routes.list, listOperation(genres));
-const get = createHandler(routes.get, getOperation(genres));
-const create = createHandler(routes.create, createOperation(genres));
-const patch = createHandler(routes.patch, updateOperation(genres, 'merge'));
+const list = createHandler(routes.list, listOperation(genres), { tokens: tokenVerification });
+const get = createHandler(routes.get, getOperation(genres), { tokens: tokenVerification });
+const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification });
+const patch = createHandler(routes.patch, updateOperation(genres, 'merge'), { tokens: tokenVerification });
 
 const GENRE_ID = 'Xq2V9hK0aT3mB7nC1dE4fG';
 const contributor = { status: 'user', user_id: 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa', username: 'dev_contributor', role: 'contributor' } as const;
@@ -67,14 +68,13 @@ function expectUnavailable(res: { status: number; headers: Record<string, string
 }
 
 beforeAll(() => {
-  secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key' }).resolves({ SecretString: 'unit-test-cursor-key' });
+  secrets.set('cursor-key', 'unit-test-cursor-key');
 });
 beforeEach(() => {
   ddb.reset();
 });
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 describe('an unavailable database → 503 with Retry-After', () => {
@@ -118,7 +118,7 @@ describe('an unavailable database → 503 with Retry-After', () => {
     try {
       // Another secret id, so the key cached by the other tests is not used.
       process.env.CURSOR_SECRET_ID = 'cursor-key-unreachable';
-      secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key-unreachable' }).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      secrets.unreachable('cursor-key-unreachable');
       const res = await invokeApi(list, apiEvent('api/genres-list.json', { rawQueryString: 'ordering=-anime_count&limit=5&cursor=abc.def' }));
       expectUnavailable(res);
       expect(ddb.calls()).toHaveLength(0);
@@ -268,6 +268,14 @@ describe('the authorizer’s verdict', () => {
     const res = await invokeApi(create, apiEvent('api/genres-create.json', { authorizer: { status: 'anonymous' }, headers: { authorization: undefined } }));
     expectProblem(res, 401, 'authentication-required');
     expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('no verdict at all on a contributor route (deployed without its authorizer): 401 without a token, 500 with one; nothing touched', async () => {
+    const anonymous = await invokeApi(create, apiEvent('api/genres-create.json', { authorizer: null, headers: { authorization: undefined } }));
+    expectProblem(anonymous, 401, 'authentication-required');
+    const withToken = await invokeApi(create, apiEvent('api/genres-create.json', { authorizer: null, headers: { authorization: 'Bearer x.y.z' } }));
+    expectProblem(withToken, 500, 'internal-error');
     expect(ddb.calls()).toHaveLength(0);
   });
 

@@ -1,10 +1,9 @@
 /**
  * What the functions log: one structured line per request, and never the Authorization header
- * or the request body (shared/log.ts) — not even when a deployment turns on Powertools' event
- * logging. Log level DEBUG so that every line that could be written is written.
+ * or the request body (shared/log.ts) — not even when a deployment sets Powertools' variable for
+ * event logging. Log level DEBUG so that every line that could be written is written.
  */
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer/handler.js';
@@ -14,17 +13,19 @@ import { createOperation, listOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi, loadEvent } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
+import { tokenVerification } from '../../shared/auth/verification.js';
 
 vi.hoisted(() => {
-  // Every line that could be written is written, and Powertools is asked to log events.
+  // Every line that could be written is written, and event logging is asked for (Powertools' variable).
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'DEBUG', POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
   delete process.env.POWERTOOLS_DEV;
 });
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const secrets = mockClient(SecretsManagerClient);
-const create = createHandler(routes.create, createOperation(genres));
-const list = createHandler(routes.list, listOperation(genres));
+const secrets = useSecretsEndpoint();
+const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification });
+const list = createHandler(routes.list, listOperation(genres), { tokens: tokenVerification });
 
 const TOKEN = 'SECRETTOKENMARKER.eyJzdWIiOiJ4In0.c2lnbmF0dXJlU0VDUkVU';
 const BODY_MARKER = 'SECRET-BODY-MARKER';
@@ -56,13 +57,12 @@ function expectClean(logs: string) {
 
 beforeAll(async () => {
   const { publicSet } = await generateSigningKeys();
-  secrets.on(GetSecretValueCommand, { SecretId: 'cursor-key' }).resolves({ SecretString: 'unit-test-cursor-key' });
-  secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public' }).resolves({ SecretString: JSON.stringify(publicSet) });
+  secrets.set('cursor-key', 'unit-test-cursor-key');
+  secrets.set('jwt-public', JSON.stringify(publicSet));
 });
 beforeEach(() => ddb.reset());
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 const body = JSON.stringify({ name: 'Mecha', description: `${BODY_MARKER} giant robots` });

@@ -3,16 +3,14 @@
  * (shared/auth/keys.ts publicKeySet) for the key generation, locally and on AWS, and for the
  * served `/.well-known/jwks.json`, whatever private members a key carries.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/support/jwks.js';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { PUBLIC_JWK_MEMBERS, publicKeySet } from '../../shared/auth/keys.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
-const secrets = mockClient(SecretsManagerClient);
-afterAll(() => secrets.restore());
+const secrets = useSecretsEndpoint();
 
 /** An Ed25519 private JWK as WebCrypto exports it, with the members of other key types added. */
 const PRIVATE_OKP = {
@@ -60,7 +58,7 @@ describe('publicKeySet', () => {
 
 describe('GET /.well-known/jwks.json', () => {
   it('serves public members only, even from a public secret that holds a private key', async () => {
-    secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public' }).resolves({ SecretString: JSON.stringify({ keys: [PRIVATE_OKP] }) });
+    secrets.set('jwt-public', JSON.stringify({ keys: [PRIVATE_OKP] }));
     const res = await invokeApi(handler, apiEvent('api/genres-get.json', { authorizer: null }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: PRIVATE_OKP.x, kid: 'k1', alg: 'EdDSA', use: 'sig' }] });

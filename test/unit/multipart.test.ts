@@ -7,12 +7,13 @@
  * them; JSON routes unchanged. The OpenAPI document shows the multipart body.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
 import { pictureUploadBody } from '../../shared/domain/pictures.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
-import { formBody, isMultipartContentType, multipartLimits, parseMultipart, UploadedFile, type MultipartForm } from '../../shared/http/multipart.js';
+import { formBody, isMultipartContentType, multipartLimits, UploadedFile, type MultipartForm } from '../../shared/http/multipart.js';
+import { parseMultipart } from '../../shared/http/multipart-parser.js';
 import { HttpError } from '../../shared/http/problem.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { openApiDocument } from '../../shared/openapi.js';
@@ -170,11 +171,15 @@ const uploadRoute = defineRoute({
   response: { status: 201, etag: false },
   keys: [],
 });
-const upload = createHandler(uploadRoute, async (req) => {
-  if (req.params.id !== 'known') throw new HttpError('not-found', 'No such person.');
-  const { image: img, name } = req.body();
-  return { status: 201, body: { name, type: img.type, width: img.width, height: img.height, bytes: img.bytes.length } };
-});
+const upload = createHandler(
+  uploadRoute,
+  async (req) => {
+    if (req.params.id !== 'known') throw new HttpError('not-found', 'No such person.');
+    const { image: img, name } = req.body();
+    return { status: 201, body: { name, type: img.type, width: img.width, height: img.height, bytes: img.bytes.length } };
+  },
+  { parseMultipart },
+);
 const jsonRoute = defineRoute({
   name: 'genres.create',
   method: 'POST',

@@ -4,7 +4,7 @@
  * find anything in a lookup table (docs/decisions.md, decision 66).
  */
 import { describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { gatewayEvents } from '../../infra/local/functions.js';
 import { SOCIAL_ENV, socialProvider } from '../../shared/auth/social.js';
 import { listRecords } from '../../shared/db/records.js';
@@ -39,7 +39,7 @@ describe('fieldErrors and addError', () => {
 });
 
 describe('issuesToErrors', () => {
-  const schema = z.strictObject({ name: z.string(), nested: z.strictObject({ a: z.number() }).optional() });
+  const schema = z.strictObject({ name: z.string(), nested: z.optional(z.strictObject({ a: z.number() })) });
 
   it.each(KEYS)('an unknown field %s, at the top and nested', (key) => {
     const body = JSON.parse(`{"name": "x", "${key}": 1, "nested": {"a": 1, "${key}": {"${key}": 1}}}`);

@@ -9,9 +9,10 @@ import { ConditionalCheckFailedException, ProvisionedThroughputExceededException
 import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { rateCounterKey, TTL_MARGIN } from '../../shared/db/rate-counters.js';
 import { createHandler, type ApiEvent, type AuthorizerContext, type Operation } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { HttpError } from '../../shared/http/problem.js';
 import {
   clientKey,
@@ -80,7 +81,7 @@ const memberPerIp = defineRoute({
   path: '/api/users/set_password/',
   access: 'member',
   summary: 'Test',
-  body: z.object({}).strict(),
+  body: z.strictObject({}),
   response: { status: 204 },
   rateLimit: { policy: 'token' },
   keys: [],
@@ -110,10 +111,10 @@ const deleteUser = defineRoute({
 
 const noContent = async () => ({ status: 204 });
 const handlers = {
-  signIn: createHandler(signIn, signInOperation),
-  memberPerIp: createHandler(memberPerIp, noContent),
-  upload: createHandler(upload, async () => ({ status: 201, body: {} })),
-  deleteUser: createHandler(deleteUser, noContent),
+  signIn: createHandler(signIn, signInOperation, { rateLimits: requestLimits }),
+  memberPerIp: createHandler(memberPerIp, noContent, { rateLimits: requestLimits }),
+  upload: createHandler(upload, async () => ({ status: 201, body: {} }), { rateLimits: requestLimits }),
+  deleteUser: createHandler(deleteUser, noContent, { rateLimits: requestLimits }),
 };
 
 const MEMBER: AuthorizerContext = { status: 'user', user_id: 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa', username: 'member_one', role: 'member' };
@@ -430,7 +431,7 @@ describe('when a policy applies', () => {
   it('`when` sees the caller and the path parameters as sent', async () => {
     const seen: unknown[] = [];
     const route = defineRoute({ ...deleteUser, rateLimit: { policy: 'account', when: (r) => (seen.push(r), false) } });
-    await invokeApi(createHandler(route, noContent), event(route, { params: { id: 'not-a-valid-id!' }, authorizer: MEMBER }));
+    await invokeApi(createHandler(route, noContent, { rateLimits: requestLimits }), event(route, { params: { id: 'not-a-valid-id!' }, authorizer: MEMBER }));
     expect(seen).toEqual([{ caller: { user_id: MEMBER.user_id, username: MEMBER.username, role: 'member' }, params: { id: 'not-a-valid-id!' } }]);
   });
 
@@ -450,6 +451,10 @@ describe('when a policy applies', () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await invokeApi(handlers.signIn, event(signIn, { body: credentials(`u${i}@example.org`) }))).status);
     expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("a rate-limited route's function that does not hand in the rate limiter fails when it is loaded", () => {
+    expect(() => createHandler(signIn, signInOperation)).toThrow("tokens.create: a rate-limited route's function hands the rate limiter to createHandler");
   });
 
   it('routes without a policy never count', async () => {

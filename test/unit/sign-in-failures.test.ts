@@ -4,7 +4,6 @@
  * with Retry-After; reuse of a spent refresh token revokes the family on the user's auth state.
  */
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -19,9 +18,10 @@ import { forgetProviders } from '../../shared/auth/social.js';
 import { signToken } from '../../shared/auth/tokens.js';
 import type { ApiEvent } from '../../shared/http/handler.js';
 import { apiEvent, invokeApi, type Invoked } from '../support/lambda.js';
+import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const secrets = mockClient(SecretsManagerClient);
+const secrets = useSecretsEndpoint();
 
 const USER_ID = 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa';
 const FAMILY = 'Fm1YbQk3Lm9Pz2Rt5Vw8Xa';
@@ -56,9 +56,9 @@ let refreshToken: string;
 
 beforeAll(async () => {
   const { privateSet, publicSet } = await generateSigningKeys();
-  secrets.on(GetSecretValueCommand, { SecretId: 'jwt-public' }).resolves({ SecretString: JSON.stringify(publicSet) });
-  secrets.on(GetSecretValueCommand, { SecretId: 'jwt-private' }).resolves({ SecretString: JSON.stringify(privateSet) });
-  secrets.on(GetSecretValueCommand, { SecretId: 'social-secrets' }).resolves({ SecretString: JSON.stringify({ idp: 'client-secret' }) });
+  secrets.set('jwt-public', JSON.stringify(publicSet));
+  secrets.set('jwt-private', JSON.stringify(privateSet));
+  secrets.set('social-secrets', JSON.stringify({ idp: 'client-secret' }));
   refreshToken = (await signToken('refresh', { id: USER_ID, token_version: 0 }, { fam: FAMILY })).token;
 });
 beforeEach(() => {
@@ -66,7 +66,6 @@ beforeEach(() => {
 });
 afterAll(() => {
   ddb.restore();
-  secrets.restore();
 });
 
 describe('tokens: an unavailable database → 503', () => {

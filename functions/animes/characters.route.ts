@@ -1,0 +1,15 @@
+/** The declaration of `animes.characters` (its function: characters.ts). */
+import { animeTitle } from '../../shared/db/animes.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { castFilters, castItem, castOrderings } from '../../shared/domain/casts.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
+import * as z from 'zod/mini';
+
+export const route = defineRoute({
+  name: 'animes.characters', method: 'GET', path: '/api/animes/{id}/characters/', access: 'public',
+  summary: "List an anime's characters and their voice actors",
+  query: z.object({ ordering: orderingParam(castOrderings, 'position'), ...castFilters }),
+  response: { status: 200, schema: castItem, page: true, fields: Object.keys(castItem.shape) }, errors: ['not-found'], keys: [titleKeys(animeTitle), 'CHARACTER#*', 'PERSON#*', TOMBSTONE_KEYS],
+});

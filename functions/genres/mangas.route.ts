@@ -1,0 +1,18 @@
+/** The declaration of `genres.mangas` (its function: mangas.ts). */
+import * as z from 'zod/mini';
+import { mangaTitle } from '../../shared/db/mangas.js';
+import { entityKeys } from '../../shared/db/records.js';
+import { genreEntity } from '../../shared/db/taxonomy.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { mangas } from '../../shared/domain/mangas.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
+
+export const route = defineRoute({
+  name: 'genres.mangas', method: 'GET', path: '/api/genres/{id}/mangas/', access: 'public',
+  summary: 'List the mangas of a genre',
+  query: z.object({ ordering: orderingParam(mangas.list.orderings, 'name') }),
+  response: { status: 200, schema: mangas.read, page: true, fields: Object.keys(mangas.read.shape) }, errors: ['not-found'],
+  keys: [titleKeys(mangaTitle), entityKeys(genreEntity), TOMBSTONE_KEYS],
+});

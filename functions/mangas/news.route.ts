@@ -1,0 +1,9 @@
+/** The declaration of `mangas.news` (its function: news.ts). */
+import { mangaTitle } from '../../shared/db/mangas.js';
+import { titleKeys } from '../../shared/db/titles.js';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { linkedListRoute } from '../../shared/http/crud-routes.js';
+import { newsTitle } from '../../shared/db/news.js';
+import { mangaNews } from '../../shared/domain/news.js';
+
+export const route = linkedListRoute(mangaNews, { name: 'mangas.news', path: '/api/mangas/{id}/news/', summary: 'List the news of a manga', keys: [titleKeys(mangaTitle), titleKeys(newsTitle), TOMBSTONE_KEYS] });

@@ -1,0 +1,14 @@
+/** The declaration of `persons.mangas` (its function: mangas.ts). */
+import * as z from 'zod/mini';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { authoredFilters, authoredItem, authoredOrderings } from '../../shared/domain/authored.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
+
+export const route = defineRoute({
+  name: 'persons.mangas', method: 'GET', path: '/api/persons/{id}/mangas/', access: 'public',
+  summary: 'List the mangas a person is credited as author of',
+  query: z.object({ ordering: orderingParam(authoredOrderings, '-published_from'), ...authoredFilters }),
+  response: { status: 200, schema: authoredItem, page: true, fields: Object.keys(authoredItem.shape) }, errors: ['not-found'],
+  keys: ['PERSON#*', 'MANGA#*', TOMBSTONE_KEYS],
+});

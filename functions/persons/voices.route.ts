@@ -1,0 +1,14 @@
+/** The declaration of `persons.voices` (its function: voices.ts). */
+import * as z from 'zod/mini';
+import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/voices.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { orderingParam } from '../../shared/http/schemas.js';
+
+export const route = defineRoute({
+  name: 'persons.voices', method: 'GET', path: '/api/persons/{id}/voices/', access: 'public',
+  summary: 'List the characters a person voices, with their animes',
+  query: z.object({ ordering: orderingParam(voiceOrderings, '-aired_from'), ...voiceFilters }),
+  response: { status: 200, schema: voiceItem, page: true, fields: Object.keys(voiceItem.shape) }, errors: ['not-found'],
+  keys: ['PERSON#*', 'ANIME#*', 'CHARACTER#*', TOMBSTONE_KEYS],
+});
