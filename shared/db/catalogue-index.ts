@@ -555,7 +555,7 @@ export async function queryIndex<R extends BaseRecord>(
   // or `-score`): a key range of the partition walked, every entry of which matches, so a page reads
   // limit + 1 entries rather than the range whole (measured: ~100 ms of CPU for a range of ~1,200).
   const own = ranges.find((r) => r.number.ordering === q.ordering);
-  if (own && first.force === undefined && unique.length === 0 && Object.keys(q.equals).length === 0 && q.terms.length === 0 && Object.keys(q.atLeast ?? {}).length === 1) {
+  if (own && first.force === undefined && Object.keys(q.equals).length === 0 && q.terms.length === 0 && Object.keys(q.atLeast ?? {}).length === 1) {
     return walk('walk', orderingPk(d, q.ordering, q.descending), q.limit + 1, rangeBounds(def, own, q.descending));
   }
   if (smallest && first.force !== 'walk' && (first.force === 'driver' || smallest.n <= perRead * reads)) {
