@@ -62,7 +62,7 @@ export function inOrder(what: string, apply: (keys: Item, before: Item | undefin
             await sleep(CONTENTION_WAIT_MS * 2 ** contended);
             continue;
           }
-          logger.error(`${what} not applied; the record will be retried`, { error_name: (err as Error)?.name });
+          logger.error(`${what} not applied; the record will be retried`, { error_name: (err as Error)?.name, error_message: (err as Error)?.message, stack: (err as Error)?.stack });
           const failures: DynamoDBBatchItemFailure[] = d.SequenceNumber ? [{ itemIdentifier: d.SequenceNumber }] : [];
           if (failures.length === 0) throw err;
           return { batchItemFailures: failures };

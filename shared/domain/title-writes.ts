@@ -105,22 +105,23 @@ export async function built<R extends BaseRecord>(
   return out;
 }
 
-/** Removes the array entries at `paths` (`genre_ids.3`, `characters.2.voice_actors.1.person_id`): the entry of the last index. */
+/**
+ * Removes the array entries at `paths` (`genre_ids.3`, `characters.2.voice_actors.1.person_id`:
+ * the entry of the last index). Every entry is found before any is removed, so paths into the same
+ * array, or into an entry that is removed itself (a character and one of its voice actors), each
+ * remove what they named (decision Z5).
+ */
 export function withoutPaths(values: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
   const copy = structuredClone(values);
-  const targets = paths.map((p) => {
+  const targets = paths.flatMap((p) => {
     const parts = p.split('.');
-    let last = -1;
-    parts.forEach((part, i) => {
-      if (/^\d+$/.test(part)) last = i;
-    });
-    return { parent: parts.slice(0, last), index: Number(parts[last]) };
+    const last = parts.findLastIndex((part) => /^\d+$/.test(part));
+    const list = parts.slice(0, last).reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], copy);
+    return Array.isArray(list) && Number(parts[last]) < list.length ? [{ list, entry: list[Number(parts[last])] as unknown }] : [];
   });
-  // Highest indexes first, so the earlier ones still point at their entries.
-  targets.sort((a, b) => b.index - a.index);
-  for (const { parent, index } of targets) {
-    const list = parent.reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], copy) as unknown[];
-    list.splice(index, 1);
+  for (const { list, entry } of targets) {
+    const at = list.indexOf(entry);
+    if (at >= 0) list.splice(at, 1);
   }
   return copy;
 }
