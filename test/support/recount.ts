@@ -29,7 +29,6 @@
  * twice), the jobs' items (top lists, recommendations: the fault tests compare those with a
  * clean run), rate-limit counters, sessions, the outbox.
  */
-import { expect } from 'vitest';
 import { animeEntity, animeIndex } from '../../shared/db/animes.js';
 import { indexItems, vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { characterIndex } from '../../shared/db/characters.js';
@@ -47,7 +46,7 @@ import { reviewIndex, type ReviewRecord } from '../../shared/domain/reviews.js';
 import { appearanceTokens, reverseItemsOf } from '../../shared/domain/reverse-views.js';
 import { tableName } from '../../shared/db/client.js';
 import type { StreamPoller } from '../../infra/local/streams.js';
-import { expectJson, send } from './contract.js';
+import { send } from './http.js';
 import type { TestServer } from './server.js';
 import { scanAll, settled, sortKeys, type Item } from './tables.js';
 
@@ -355,6 +354,8 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
  * table to stop changing), then asserts that the table agrees with a recount; returns its items.
  */
 export async function expectRecount(streams?: StreamPoller, table = tableName()): Promise<Map<string, Item>> {
+  // The test runner is imported where it is used, so the benchmark can use recount() outside it.
+  const { expect } = await import('vitest');
   let items: Map<string, Item>;
   if (streams) {
     await streams.caughtUp();
@@ -370,6 +371,7 @@ export async function expectRecount(streams?: StreamPoller, table = tableName())
  * scored_by, score and favorites, and each list's counts.
  */
 export async function expectApiRecount(server: TestServer, listers: readonly Record<string, string>[], titleIds: readonly string[]): Promise<void> {
+  const [{ expect }, { expectJson }] = await Promise.all([import('vitest'), import('./contract.js')]);
   const ITEMS = '/api/playlists/animelist/animes/';
   const statuses = ANIME_LIST.statuses;
   const expected = new Map(titleIds.map((t) => [t, { counts: Object.fromEntries(statuses.map((s) => [s, 0])) as Record<string, number>, votes: Array(11).fill(0) as number[], favorites: 0 }]));
