@@ -234,6 +234,9 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     const moving = { current_password: PASSWORD, new_email: attackerEmail, re_new_email: attackerEmail };
     expect((await send(server, 'POST', '/api/users/set_email/', { body: moving, headers: attackerAuth })).status).toBe(204);
     const change = emailToken(await waitForEmail(attackerEmail, { subject: 'Confirm your new email address' }));
+    // A reset asked for before the link.
+    expect((await send(server, 'POST', '/api/users/reset_password/', { body: { email: victim } })).status).toBe(204);
+    const earlierReset = emailToken(await waitForEmail(victim, { subject: 'Reset your password' }));
 
     // The owner signs in with a provider that asserts the address as verified: the identity is linked.
     const before = Date.now();
@@ -252,8 +255,10 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     const unknown = expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: `nobody_${t}@example.org`, password: PASSWORD } }), 401, 'invalid-credentials');
     expect({ ...refused, request_id: null }).toEqual({ ...unknown, request_id: null });
     expectProblem(await send(server, 'POST', '/api/users/reset_email/', { body: { email: victim, password: PASSWORD, new_email: attackerEmail, re_new_email: attackerEmail } }), 401, 'invalid-credentials');
-    // The e-mail change the attacker started is over: its token is stale, the address stays.
+    // As after a password change (§6): the e-mail change the attacker started is over (its token
+    // is stale, the address stays) and a reset token issued before is stale.
     expectProblem(await send(server, 'POST', '/api/users/reset_email_confirm/', { body: change }), 403, 'stale-token');
+    expectProblem(await send(server, 'POST', '/api/users/reset_password_confirm/', { body: { ...earlierReset, new_password: 'another passphrase entirely', re_new_password: 'another passphrase entirely' } }), 403, 'stale-token');
     expect((await getUser(reg.id))!.record.email).toBe(victim);
     expect((await getUser(reg.id))!.priv.pending_email).toBeUndefined();
 
@@ -282,7 +287,7 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     // reset_password then works: a new password, and password sign-in with it.
     const NEW = 'the owner’s own new passphrase';
     expect((await send(server, 'POST', '/api/users/reset_password/', { body: { email: victim } })).status).toBe(204);
-    const reset = emailToken(await waitForEmail(victim, { subject: 'Reset your password' }));
+    const reset = emailToken(await waitForEmail(victim, { subject: 'Reset your password', count: 2 }));
     expect((await send(server, 'POST', '/api/users/reset_password_confirm/', { body: { ...reset, new_password: NEW, re_new_password: NEW } })).status).toBe(204);
     await waitForEmail(victim, { subject: 'Your password was changed' });
     expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: NEW } }), 200);
