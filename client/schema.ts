@@ -1249,7 +1249,7 @@ export interface paths {
         put?: never;
         /**
          * Authenticate with the social provider
-         * @description Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account, links the account with the verified e-mail, or creates an active account.
+         * @description Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account; or links the active account with the verified e-mail (its other sessions are revoked, password sign-in then needs a new password set through reset_password, and the account is told by e-mail); or creates an active account, replacing a registration with that e-mail that was never activated.
          */
         post: operations["socials.finish"];
         delete?: never;
