@@ -143,7 +143,11 @@ export const createItemOperation =
     };
   };
 
-/** `PATCH`: any subset of the write shape but the title's id (→ 400); `{}` changes nothing. */
+/**
+ * `PATCH`: any subset of the write shape but the title's id (→ 400); `{}` changes nothing. The
+ * rules are checked before the no-op shortcut: a progress field is checked whenever it is sent
+ * (§3.11), also at its stored value (the title's count may have shrunk since).
+ */
 export const patchItemOperation =
   (kind: PlaylistKind): Operation =>
   (req) =>
@@ -153,12 +157,12 @@ export const patchItemOperation =
       if (kind.idField in req.rawBody) throw validationError({ [kind.idField]: [`The ${kind.titleKind.toLowerCase()} of an item cannot be changed.`] });
       const input = validBody(itemBodies(kind).patch, req.rawBody) as Record<string, unknown>;
       const before = stored.record;
+      const rec = title.rec as Record<string, unknown>;
+      const errors = itemErrors(kind, { ...before, ...input }, input, rec);
+      if (Object.keys(errors).length > 0) throw validationError(errors);
       const changed = Object.keys(input).filter((k) => JSON.stringify(input[k]) !== JSON.stringify(before[k]));
       if (changed.length === 0) return { status: 200, body: itemView(kind, before, title) };
-      const rec = title.rec as Record<string, unknown>;
       const after = { ...before, ...input, title_name: rec.name, updated_at: now() } as ItemRecord;
-      const errors = itemErrors(kind, after, input, rec);
-      if (Object.keys(errors).length > 0) throw validationError(errors);
       await commitContended(itemPlan({ kind, userId: userOf(req), before: stored, after, blank: blankList(newId(), now()), titleGone: { what: 'error', error: noSuchItem } }));
       return { status: 200, body: itemView(kind, after, await titleNow(kind, before[kind.idField] as string, title)) };
     });
