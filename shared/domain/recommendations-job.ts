@@ -1,6 +1,6 @@
 /**
  * The recommendations job (API.md §5.4, §5.5: hourly): for every anime and every manga A, the
- * up to 50 titles B with votes(A, B) ≥ 1 — users with high items (score ≥ 7) for both — ordered
+ * up to 50 titles B with votes(A, B) ≥ 3 — users with high items (score ≥ 7) for both — ordered
  * by votes desc, then B's score desc (nulls last), then B's name; stored per title
  * (shared/db/recommendations.ts), only where the list changed.
  *
@@ -30,7 +30,7 @@ import { mapLimit } from '../concurrency.js';
 import { logger } from '../log.js';
 import { coVotes, type CoVoteStats } from './co-votes.js';
 import { PLAYLISTS, type PlaylistKind } from './playlists.js';
-import { HIGH_SCORE } from './recommendations.js';
+import { HIGH_SCORE, MIN_VOTES } from './recommendations.js';
 
 /** Recommendations stored per title (§7.1). */
 export const PER_TITLE = 50;
@@ -102,7 +102,7 @@ async function refreshKind(kind: PlaylistKind, run: { n: number; state: { done: 
   order.forEach((t, i) => (tieRank[t] = i));
   const stats: CoVoteStats = { increments: 0, lists: 0, sampledAt: null, sampledUsers: 0 };
   const votes = coVotes(
-    { listers, users: userIds.length, tieRank, cap: PER_TITLE, maxWork: MAX_WORK, userHash: Int32Array.from(userIds, idHash), titleHash: Int32Array.from(ids, idHash) },
+    { listers, users: userIds.length, tieRank, cap: PER_TITLE, minVotes: MIN_VOTES, maxWork: MAX_WORK, userHash: Int32Array.from(userIds, idHash), titleHash: Int32Array.from(ids, idHash) },
     stats,
   );
   const highItems = listers.reduce((n, l) => n + l.length, 0);
