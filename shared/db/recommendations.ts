@@ -13,7 +13,7 @@
  * stay in place with the previous `refreshed_at` (§5.5). A list item keeps at most two versions:
  * the one readers see now and the running one's.
  *
- * Nothing else is kept (docs/decisions.md V5, V6): the next run removes what a run's completion
+ * Nothing else is kept (docs/decisions.md V6, V7): the next run removes what a run's completion
  * superseded — the older version of each list it changed, and a list that became empty (an empty
  * list reads as none) — as it reads every list anyway; not the completing run itself, whose
  * readers may still hold the `done` before it for the length of a request. The list of a deleted

@@ -1,6 +1,6 @@
 /**
  * What the recommendations job keeps of each title's list (shared/db/recommendations.ts;
- * docs/decisions.md M1, V5, V6) and nothing more, on the real engines with the stream consumers
+ * docs/decisions.md M1, V6, V7) and nothing more, on the real engines with the stream consumers
  * running: a version a run superseded is removed by the next run, a list that became empty goes
  * the same way, the list of a deleted title goes with the title's cascade — also when the run
  * writes it after that cascade. The table's recount (test/support/recount.ts) checks each of
