@@ -48,8 +48,19 @@ async function onOwnTable<T>(label: string, work: (poller: StreamPoller, headers
   process.env.TABLE_NAME = table;
   const poller = await startStreamPoller({ endpoint, table, idleMs: 20 });
   try {
-    const { token } = await signToken('access', { id: await createBenchUser('administrator'), token_version: 0 });
-    return await work(poller, { authorization: `Bearer ${token}` }, table);
+    const id = await createBenchUser('administrator');
+    const headers: Record<string, string> = {};
+    // Access tokens live 15 minutes and a run on a busy machine takes longer: the headers are renewed.
+    const renew = async () => {
+      headers.authorization = `Bearer ${(await signToken('access', { id, token_version: 0 })).token}`;
+    };
+    await renew();
+    const timer = setInterval(() => void renew(), 5 * 60_000);
+    try {
+      return await work(poller, headers, table);
+    } finally {
+      clearInterval(timer);
+    }
   } finally {
     await poller.stop();
     process.env.TABLE_NAME = previous;

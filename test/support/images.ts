@@ -9,12 +9,11 @@
  * JPEG comments, an ICC profile's header; animated PNGs (acTL, fcTL, fdAT); and readers of the
  * three containers, written apart from shared/domain/images.ts, that list what a stored file
  * holds (chunks or segments, CRCs, bytes after the image's end), and the checks of a stored file
- * built on them (expectStoredImage, metadataLeft).
+ * built on them (storedImageDefects, metadataLeft).
  */
 import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { expect } from 'vitest';
 import { readImage, type ImageInfo } from '../../shared/domain/images.js';
 
 export const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/images/${name}`, import.meta.url));
@@ -309,34 +308,45 @@ export function keepPngChunks(png: Buffer, types: readonly string[]): Buffer {
 }
 
 /**
- * Checks a stored file with the readers above: it holds only what may stay (§7.1) and nothing
- * after the image's end, every PNG chunk's CRC matches, a WebP's RIFF size is its length; and
- * the project's reader reads it back as `info` (type and size).
+ * What is wrong with a stored file, by the readers above (none: `[]`): it must hold only what may
+ * stay (§7.1) and nothing after the image's end, every PNG chunk's CRC must match, a WebP's RIFF
+ * size must be its length; and the project's reader must read it back as `info` (type and size).
+ * (A list rather than assertions: this module is also loaded outside the test runner, by the bench.)
  */
-export function expectStoredImage(bytes: Buffer, info: ImageInfo): void {
+export function storedImageDefects(bytes: Buffer, info: ImageInfo): string[] {
+  const defects: string[] = [];
+  const check = (ok: boolean, what: string) => {
+    if (!ok) defects.push(what);
+  };
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (info.type === 'png') {
     const { chunks, trailing } = pngChunks(bytes);
-    expect(trailing).toBe(0);
-    expect(chunks.filter((c) => !c.crcOk).map((c) => c.type)).toEqual([]);
-    expect(chunks.map((c) => c.type).filter((t) => !STORED_PNG_CHUNKS.includes(t))).toEqual([]);
-    expect(chunks.at(-1)?.type).toBe('IEND');
+    check(trailing === 0, `${trailing} bytes after IEND`);
+    const badCrc = chunks.filter((c) => !c.crcOk).map((c) => c.type);
+    check(badCrc.length === 0, `chunks with a wrong CRC: ${badCrc.join(', ')}`);
+    const extra = chunks.map((c) => c.type).filter((t) => !STORED_PNG_CHUNKS.includes(t));
+    check(extra.length === 0, `chunks that may not stay: ${extra.join(', ')}`);
+    check(chunks.at(-1)?.type === 'IEND', 'the last chunk is not IEND');
   } else if (info.type === 'jpeg') {
     const { segments, trailing } = jpegSegments(bytes);
-    expect(trailing).toBe(0);
-    expect(segments.map((s) => s.marker).filter((m) => !STORED_JPEG_MARKERS.has(m)).map((m) => m.toString(16))).toEqual([]);
+    check(trailing === 0, `${trailing} bytes after EOI`);
+    const extra = segments.map((s) => s.marker).filter((m) => !STORED_JPEG_MARKERS.has(m)).map((m) => m.toString(16));
+    check(extra.length === 0, `segments that may not stay: ${extra.join(', ')}`);
     for (const { marker, payload } of segments) {
       // APP0 only as a JFIF header without a thumbnail; APP2 only a colour profile; APP14 only Adobe's.
-      if (marker === 0xe0) expect([payload.length, payload.toString('latin1', 0, 5), payload[12], payload[13]]).toEqual([14, 'JFIF\0', 0, 0]);
-      if (marker === 0xe2) expect(payload.toString('latin1', 0, 12)).toBe('ICC_PROFILE\0');
-      if (marker === 0xee) expect(payload.toString('latin1', 0, 5)).toBe('Adobe');
+      if (marker === 0xe0) check(same([payload.length, payload.toString('latin1', 0, 5), payload[12], payload[13]], [14, 'JFIF\0', 0, 0]), 'APP0 is not a bare JFIF header');
+      if (marker === 0xe2) check(payload.toString('latin1', 0, 12) === 'ICC_PROFILE\0', 'APP2 is not a colour profile');
+      if (marker === 0xee) check(payload.toString('latin1', 0, 5) === 'Adobe', "APP14 is not Adobe's");
     }
   } else {
     const { riffSize, chunks, trailing } = webpChunks(bytes);
-    expect([riffSize, trailing]).toEqual([bytes.length - 8, 0]);
-    expect(chunks.map((c) => c.type).filter((t) => !STORED_WEBP_CHUNKS.includes(t))).toEqual([]);
-    if (chunks[0]!.type === 'VP8X') expect(chunks[0]!.data[0]! & DROPPED_VP8X_FLAGS).toBe(0);
+    check(same([riffSize, trailing], [bytes.length - 8, 0]), `RIFF size ${riffSize} for ${bytes.length} bytes, ${trailing} after it`);
+    const extra = chunks.map((c) => c.type).filter((t) => !STORED_WEBP_CHUNKS.includes(t));
+    check(extra.length === 0, `chunks that may not stay: ${extra.join(', ')}`);
+    if (chunks[0]!.type === 'VP8X') check((chunks[0]!.data[0]! & DROPPED_VP8X_FLAGS) === 0, 'VP8X still flags EXIF or XMP');
   }
-  expect(readImage(bytes)).toEqual({ type: info.type, width: info.width, height: info.height });
+  check(same(readImage(bytes), { type: info.type, width: info.width, height: info.height }), `read back as ${JSON.stringify(readImage(bytes))}`);
+  return defects;
 }
 
 /** What the metadata built above holds (EXIF's header, camera and GPS rationals, XMP, scripts and pages in text): none of it may be stored. */
