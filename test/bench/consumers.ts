@@ -86,6 +86,7 @@ async function lagUnderChurn(env: BenchEnv, opts: BenchOptions) {
     };
     const lags: Record<string, number[]> = { 'anime created → character animes': [], 'character renamed → voices/ entry': [], 'genre renamed → anime genres': [] };
     const steps = opts.quick ? 200 : 1_200;
+    console.log(`  churn: ${steps} random writes, 8 in flight, with the lag probes beside them…`);
     const started = performance.now();
     let churning = true;
     const churn = runChurn({ server, auth: headers, program: churnProgram(opts.seed, steps), concurrency: 8, label: `Bench churn ${opts.seed}` }).finally(() => {
@@ -169,6 +170,7 @@ async function writeFanout(env: BenchEnv, opts: BenchOptions): Promise<Fanout[]>
       console.log(`  ${write}: ${rows.at(-1)!.request} + ${rows.at(-1)!.consumers} items`);
     };
     const titles = opts.quick ? 5 : 20;
+    console.log(`  fan-out: ${titles} animes at the maxima…`);
     // The maxima: 20 genres and 20 themes, 500 characters with 2 voice-actor entries each (1,000
     // in all), 300 staff; the voice actors are 20 persons, so one person voices 50 characters per anime.
     // Creations of one kind share its counter and random-pick slots: 8 at a time.
