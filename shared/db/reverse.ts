@@ -9,7 +9,7 @@
  *   voice entry   PERSON#<p>#V#<ordering>#A|D   <sort key of the ordering>             { a, c, r, l }
  *   voice group   PERSON#<p>#X                  VA#<a>                                 { e: [[c, language, role]…], h }
  *   voice counts  PERSON#<p>#X                  VN (all) / VC#<c> (one character)      { n, "<language>:<role>": n … }
- *   fan-out head  <SOURCE>#<id>#F               H                                      { s: "<state id> …" }
+ *   fan-out head  <SOURCE>#<id>#F               H                                      { s: "<state id> …", ahead? }
  *   fan-out part  <SOURCE>#<id>#F               P#<state id>#<n>                       { part, parts }
  *
  * Every read of a request is a key range read with `Limit` (decision N1):
@@ -188,6 +188,8 @@ export function fanOutItems(s: ReverseState): Item[] {
 interface FanOut {
   /** The states the head lists (the last written first), or none. */
   listed: string[];
+  /** The last state listed was recorded ahead of its items: a reconcile is writing it, or died doing so. */
+  ahead: boolean;
   states: ReverseState[];
   /** Items of a fan-out written before states were recorded: their keys and hashes (migrated on the next reconcile). */
   legacy: { pk: string; sk: string; hash: string }[];
@@ -214,16 +216,16 @@ async function readFanOut(kind: string, id: string): Promise<FanOut> {
     return JSON.parse(text.join('')) as ReverseState;
   });
   const others = items.filter((i) => i.sk !== 'H').map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
-  return { listed, states, legacy, others };
+  return { listed, ahead: head?.ahead === true, states, legacy, others };
 }
 
 const HEAD_MEANING = { what: 'record' as const, kind: 'reverse views' };
 
-/** The head lists `to` instead of `from` (an empty `to`: no head), and the parts of `needs` exist. */
-function headPlan(kind: string, id: string, from: readonly string[], to: readonly string[], needs: readonly ItemKey[]): WritePlan {
+/** The head lists `to` instead of `from` (an empty `to`: no head), recorded `ahead` of the items or not, and the parts of `needs` exist. */
+function headPlan(kind: string, id: string, from: readonly string[], to: readonly string[], needs: readonly ItemKey[], ahead = false): WritePlan {
   const key = { pk: fanOutPk(kind, id), sk: 'H' };
   const condition = from.length === 0 ? { expression: 'attribute_not_exists(pk)' } : { expression: '#s = :from', names: { '#s': 's' }, values: { ':from': from.join(' ') } };
-  const items: object[] = [to.length === 0 ? del(key, condition) : put({ ...key, s: to.join(' ') }, condition), ...needs.map(exists)];
+  const items: object[] = [to.length === 0 ? del(key, condition) : put({ ...key, s: to.join(' '), ...(ahead ? { ahead } : {}) }, condition), ...needs.map(exists)];
   return { items, meanings: items.map(() => HEAD_MEANING) };
 }
 
@@ -261,12 +263,19 @@ const RECONCILE_TRIES = 6;
  * Makes the reverse items of a title (`kind`, `id`) what its current state asks for (`current`:
  * read after the fan-out on every attempt; null: the title is gone): records that state ahead in
  * the fan-out, puts the new and changed items, deletes those no state asks for any more, brings
- * the voice groups and counts in line, then records the state as the only one. Idempotent. The
- * head is written on the condition that it is as read, so a reconcile that another reconcile of
- * the same title overtook starts again — reading the title again, so the last one to finish
- * leaves the title's latest state. Returns the characters whose appearance (title, role) changed.
+ * the voice groups and counts in line, has `appearances` bring the characters whose appearance
+ * (title, role) may have changed in line with their items, then records the state as the only
+ * one. Idempotent. The head is written on the condition that it is as read, so a reconcile that
+ * another reconcile of the same title overtook starts again — reading the title again, so the
+ * last one to finish leaves the title's latest state; after a reconcile that did not finish (the
+ * head lists more than one state), every character of every state is brought in line.
  */
-export async function reconcileReverse(kind: 'ANIME' | 'MANGA', id: string, current: () => Promise<ReverseState | null>): Promise<{ appearances: string[] }> {
+export async function reconcileReverse(
+  kind: 'ANIME' | 'MANGA',
+  id: string,
+  current: () => Promise<ReverseState | null>,
+  appearances: (characters: string[]) => Promise<void>,
+): Promise<void> {
   /** States this call recorded ahead before it was overtaken: their items may exist too. */
   const own: ReverseState[] = [];
   for (let attempt = 1; ; attempt++) {
@@ -276,28 +285,33 @@ export async function reconcileReverse(kind: 'ANIME' | 'MANGA', id: string, curr
     const w = desired ? stateId(desired) : null;
     const target = w ? [w] : [];
     const known = [...fan.states, ...own];
-    if (own.length === 0 && fan.legacy.length === 0 && fan.listed.join(' ') === target.join(' ')) return { appearances: [] };
+    const unfinished = own.length > 0 || fan.legacy.length > 0 || fan.listed.length > 1 || fan.ahead;
+    if (!unfinished && fan.listed.join(' ') === target.join(' ')) return;
     let listed = fan.listed;
     try {
       if (w && !listed.includes(w)) {
         const [, ...parts] = fanOutItems(desired!);
         await writeItems(parts);
         const to = [...listed, w];
-        await commit(headPlan(kind, id, listed, to, parts.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }))));
+        await commit(headPlan(kind, id, listed, to, parts.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })), true));
         listed = to;
         own.push(desired!);
       }
       await writeDiff(known, fan.legacy, desired);
       await reconcileCounts(id, known, desired);
+      await appearances(unfinished ? castOf([...known, desired]) : changedAppearances(known, desired));
       await commit(headPlan(kind, id, listed, target, []));
     } catch (err) {
       if (!(err instanceof StaleRecord) || attempt >= RECONCILE_TRIES) throw err;
       continue;
     }
     await dropParts(kind, id, target, fan.others.filter((k) => !(w && k.sk.startsWith(`P#${w}#`))));
-    return { appearances: changedAppearances(known, desired) };
+    return;
   }
 }
+
+/** Every character of some state. */
+const castOf = (states: readonly (ReverseState | null)[]) => [...new Set(states.flatMap((s) => (s?.cast ?? []).map((c) => c.character)))];
 
 /** Puts the items `desired` asks for that may differ from what is stored; deletes those only older states asked for. */
 async function writeDiff(known: readonly ReverseState[], legacy: FanOut['legacy'], desired: ReverseState | null): Promise<void> {

@@ -78,7 +78,7 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unk
 export async function reconcileSource(kind: string, id: string): Promise<void> {
   const resource = SOURCES[kind];
   if (!resource) return;
-  const { appearances } = await reconcileReverse(kind as 'ANIME' | 'MANGA', id, async () => {
+  const current = async () => {
     const stored = await loadCurrent(resource, id);
     if (!stored) return null;
     const source = { kind: kind as 'ANIME' | 'MANGA', record: stored.record as unknown as { id: string; name: string; aired_from?: string | null }, relations: stored.relations };
@@ -90,8 +90,8 @@ export async function reconcileSource(kind: string, id: string): Promise<void> {
     // reconciles again through its own stream record.
     if (names.size < named.characters.length + named.persons.length) await refreshTitle(resource, id);
     return reverseStateOf(source, names);
-  });
-  await inParallel(appearances, updateAppearances);
+  };
+  await reconcileReverse(kind as 'ANIME' | 'MANGA', id, current, (changed) => inParallel(changed, updateAppearances));
 }
 
 /**

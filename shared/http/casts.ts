@@ -85,6 +85,9 @@ export function castList<E>(listing: CastListing<E>): Operation {
   };
 }
 
+/** Queries more a backward page of voices/ may make when what it read was all hidden by tombstones. */
+const BACKWARD_READS_ON = 4;
+
 /**
  * `GET /api/persons/{id}/voices/` (API.md §4.9): one entry per (anime, character, language) the
  * person voices. Two rounds whatever the person's number of voices (decision N1): the person,
@@ -100,15 +103,22 @@ export function voicesList(cards: { anime: readonly string[]; character: readonl
     const q = req.query as unknown as { ordering: { key: string; descending: boolean }; language?: string; role?: string };
     const id = (req.params as { id: string }).id;
     const filter = { language: q.language, role: q.role };
-    const [[person, tomb, counts], page] = await Promise.all([
-      getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId), voiceCountsKey(id)]),
-      voicePage(id, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, ...filter }),
-    ]);
+    const cursor = req.query.cursor ?? null;
+    const read = (from: typeof cursor) => voicePage(id, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: from, ...filter });
+    const [[person, tomb, counts], first] = await Promise.all([getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId), voiceCountsKey(id)]), read(cursor)]);
+    let page = first;
     if (!person) throw notFound('No person with this id.');
     const deleted = new Deleted(tomb);
     const gone = { animes: deleted.ids('ANIME'), characters: deleted.ids('CHARACTER') };
     // Entries of records deleted a moment ago stay until the consumer removes them: left out here.
-    const kept = page.items.map((i) => i.value).filter((v) => !deleted.has('ANIME', v.anime) && !deleted.has('CHARACTER', v.character));
+    const visible = () => page.items.map((i) => i.value).filter((v) => !deleted.has('ANIME', v.anime) && !deleted.has('CHARACTER', v.character));
+    let kept = visible();
+    // A page read backwards is empty only when nothing precedes it (§1.5): one whose entries
+    // were all of such records reads on, at most BACKWARD_READS_ON more Queries.
+    for (let n = 0; n < BACKWARD_READS_ON && kept.length === 0 && cursor?.d === 'p' && page.items.length > 0 && page.previous; n++) {
+      page = await read(page.previous);
+      kept = visible();
+    }
     const animeIds = [...new Set(kept.map((v) => v.anime))];
     const characterIds = [...new Set(kept.map((v) => v.character))];
     const correctionKeys = voiceCorrectionKeys(id, gone);
