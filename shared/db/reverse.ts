@@ -37,6 +37,7 @@ import { canonicalJson } from '../json.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexPage } from './index-query.js';
+import { retryOnConflict } from './errors.js';
 import { commit, commitContended, del, put, StaleRecord, type WritePlan } from './records.js';
 import { sortKey, type OrderType } from './sort-keys.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
@@ -586,15 +587,15 @@ export async function voicePage(person: string, q: VoiceQuery): Promise<IndexPag
 export const voiceCountsKey = countsKey;
 
 /** What the count of a person's voices must leave out now: the groups of deleted animes and the counts of deleted characters. */
-export function voiceCorrectionKeys(person: string, deleted: { animes: readonly string[]; characters: readonly string[] }): ItemKey[] {
+function voiceCorrectionKeys(person: string, deleted: { animes: readonly string[]; characters: readonly string[] }): ItemKey[] {
   return [...deleted.animes.map((a) => groupKey(person, a)), ...deleted.characters.map((c) => characterCountsKey(person, c))];
 }
 
 /**
  * The exact number of a person's voice entries matching `filter` that are shown: the counts,
- * less the entries of animes and characters deleted a moment ago (`corrections`: the items of
- * voiceCorrectionKeys, in order) — each entry once, also when both its anime and its
- * character are deleted.
+ * less the entries of animes and characters deleted a moment ago (`corrections`: their groups,
+ * then their counts, as voiceCorrectionKeys lists them) — each entry once, also when both its
+ * anime and its character are deleted.
  */
 export function voiceCount(
   counts: Item | null,
@@ -614,6 +615,22 @@ export function voiceCount(
   });
   deleted.characters.forEach((_, i) => (n -= sum(corrections[deleted.animes.length + i])));
   return Math.max(0, n);
+}
+
+/**
+ * voiceCount while deletions of animes or characters are pending: the counts and what it leaves
+ * out are read in one snapshot (TransactGetItems, 100 items: the consumer changes a group and
+ * the counts in one transaction, so the two never disagree); beyond 99 pending deletions in
+ * several.
+ */
+export async function voiceCountWhileDeleting(person: string, deleted: { animes: readonly string[]; characters: readonly string[] }, filter: { language?: string; role?: string }): Promise<number> {
+  const keys = [countsKey(person), ...voiceCorrectionKeys(person, deleted)];
+  const items: (Item | null)[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    const out = await retryOnConflict(() => send((c) => new c.TransactGetCommand({ TransactItems: keys.slice(i, i + 100).map((Key) => ({ Get: { TableName: tableName(), Key } })) })), 6);
+    items.push(...(out.Responses ?? []).map((r) => (r.Item as Item | undefined) ?? null));
+  }
+  return voiceCount(items[0] ?? null, items.slice(1), deleted, filter);
 }
 
 // ---- Deletion of a target

@@ -16,7 +16,7 @@ import { compareCodePoints } from '../db/sort-keys.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { readRelation, type TitleDef } from '../db/titles.js';
-import { voiceCorrectionKeys, voiceCount, voiceCountsKey, voicePage } from '../db/reverse.js';
+import { voiceCount, voiceCountsKey, voiceCountWhileDeleting, voicePage } from '../db/reverse.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -95,8 +95,9 @@ const BACKWARD_READS_ON = 4;
  * ordering's partition from the cursor: `limit + 1` entries, or with `language`/`role` at most
  * readBudget(limit) evaluated — a page may then be short, §1.5); then the page's anime and
  * character cards, read, never copied, so names, images and `score` are current (one
- * BatchGetItem per 100 keys, in parallel), with — only while a deletion is pending — the
- * groups and counts the exact `count` leaves out (voiceCount).
+ * BatchGetItem per 100 keys, in parallel) and — only while a deletion of an anime or a
+ * character is pending — the counts again with what the exact `count` leaves out, in one
+ * snapshot (voiceCountWhileDeleting).
  */
 export function voicesList(cards: { anime: readonly string[]; character: readonly string[] }): Operation {
   return async (req) => {
@@ -121,17 +122,18 @@ export function voicesList(cards: { anime: readonly string[]; character: readonl
     }
     const animeIds = [...new Set(kept.map((v) => v.anime))];
     const characterIds = [...new Set(kept.map((v) => v.character))];
-    const correctionKeys = voiceCorrectionKeys(id, gone);
-    const found = await getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c)), ...correctionKeys]);
-    const recordsFound = found.slice(0, animeIds.length + characterIds.length);
+    const pending = gone.animes.length + gone.characters.length > 0;
+    const [found, count] = await Promise.all([
+      getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]),
+      pending ? voiceCountWhileDeleting(id, gone, filter) : voiceCount(counts ?? null, [], gone, filter),
+    ]);
     // Animes show their counters' numbers (the card's `score`).
-    const recs = new Map(recordsFound.filter((f): f is Item => f !== null).map((f) => [String(f.pk), String(f.pk).startsWith('ANIME#') ? titleRecordOf(animeTitle, f) as unknown as Rec : (f.rec as Rec)]));
+    const recs = new Map(found.filter((f): f is Item => f !== null).map((f) => [String(f.pk), String(f.pk).startsWith('ANIME#') ? titleRecordOf(animeTitle, f) as unknown as Rec : (f.rec as Rec)]));
     const results = kept.flatMap((v) => {
       const anime = recs.get(`ANIME#${v.anime}`);
       const character = recs.get(`CHARACTER#${v.character}`);
       return anime && character ? [{ character: inShapeOrder(character, cards.character), anime: inShapeOrder(anime, cards.anime), role: v.role, language: v.language }] : [];
     });
-    const count = voiceCount(counts ?? null, found.slice(recordsFound.length), gone, filter);
     return pageReply(req, { items: results, next: page.next, previous: page.previous }, count);
   };
 }

@@ -29,7 +29,7 @@ export interface SdkCall {
 }
 
 /** Reads whose consumed capacity the recorder asks for while `measureCapacity` is on. */
-const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+const READS = new Set(['GetItem', 'BatchGetItem', 'TransactGetItems', 'Query', 'Scan']);
 /** Writes likewise (TransactWriteItems counts its reads of conditions as write units, as DynamoDB does). */
 export const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
@@ -43,6 +43,7 @@ function itemsReadOf(operation: string, out: Record<string, unknown>): number | 
   if (operation === 'Query' || operation === 'Scan') return Number(out.ScannedCount ?? 0);
   if (operation === 'GetItem') return out.Item ? 1 : 0;
   if (operation === 'BatchGetItem') return Object.values((out.Responses ?? {}) as Record<string, unknown[]>).reduce((n, r) => n + r.length, 0);
+  if (operation === 'TransactGetItems') return ((out.Responses ?? []) as { Item?: unknown }[]).filter((r) => r.Item !== undefined).length;
   return undefined;
 }
 
