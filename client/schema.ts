@@ -609,7 +609,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a picture of a person
-         * @description A multipart/form-data body: `image` (JPEG, PNG or WebP by content, at most 2 MiB, 1–3,000 pixels each side) and an optional `name`. The file is stored unchanged and its Picture appended to the person’s pictures (at most 100).
+         * @description A multipart/form-data body: `image` (JPEG, PNG or WebP by content, at most 2 MiB, 1–3,000 pixels each side, a single frame) and an optional `name`. The image is stored without its metadata (EXIF, XMP, text chunks, comments; a colour profile stays) and without bytes after its end, and its Picture appended to the person’s pictures (at most 100).
          */
         post: operations["persons.create-picture"];
         delete?: never;
@@ -1249,7 +1249,7 @@ export interface paths {
         put?: never;
         /**
          * Authenticate with the social provider
-         * @description Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account, links the account with the verified e-mail, or creates an active account.
+         * @description Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account; or links the active account with the verified e-mail (its other sessions are revoked, password sign-in then needs a new password set through reset_password, and the account is told by e-mail); or creates an active account, replacing a registration with that e-mail that was never activated.
          */
         post: operations["socials.finish"];
         delete?: never;
@@ -10582,7 +10582,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side.
+                     * @description A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side, a single frame.
                      */
                     image: string;
                     /** @description The picture’s name (0–100 characters, default ""). */

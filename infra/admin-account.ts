@@ -11,7 +11,7 @@ import { newAccount } from '../shared/domain/accounts.js';
 import { email as emailField } from '../shared/domain/fields.js';
 import { usernameFrom } from '../shared/domain/usernames.js';
 import { attachToLocal } from './local/attach.js';
-import { username as usernameField } from '../shared/domain/users.js';
+import { username as usernameField } from '../shared/domain/username-rules.js';
 import { commit } from '../shared/db/records.js';
 import { getUserByEmail, getUserByUsername } from '../shared/db/users.js';
 import { HttpError } from '../shared/http/problem.js';

@@ -8,7 +8,7 @@ import { PERSON_WRITE_KEYS } from './crud.route.js';
 export const route = defineRoute({
   name: 'persons.create-picture', method: 'POST', path: '/api/persons/{id}/create-picture/', access: persons.writer,
   summary: 'Upload a picture of a person',
-  description: 'A multipart/form-data body: `image` (JPEG, PNG or WebP by content, at most 2 MiB, 1–3,000 pixels each side) and an optional `name`. The file is stored unchanged and its Picture appended to the person’s pictures (at most 100).',
+  description: 'A multipart/form-data body: `image` (JPEG, PNG or WebP by content, at most 2 MiB, 1–3,000 pixels each side, a single frame) and an optional `name`. The image is stored without its metadata (EXIF, XMP, text chunks, comments; a colour profile stays) and without bytes after its end, and its Picture appended to the person’s pictures (at most 100).',
   bodyType: 'multipart', body: pictureUploadBody, uses: ['picture-storage'], rateLimit: { policy: 'upload' },
   response: { status: 201, schema: pictureRead, etag: false }, errors: ['not-found', 'validation-error', 'service-unavailable'], keys: PERSON_WRITE_KEYS,
 });

@@ -21,18 +21,20 @@ function kindRoutes<const S extends 'animelist' | 'mangalist'>(kind: PlaylistKin
   const own = playlistKeys(kind);
   const edit = [...own, titleCounterKeys(kind), TOMBSTONE_KEYS];
   const reads = [...own, titleCounterKeys(kind), TOMBSTONE_KEYS];
+  // The list's counts leave out titles deleted since (the tombstones; the vectors when one is listed).
+  const listKeys = [...own, TOMBSTONE_KEYS];
   return {
     get: defineRoute({
       name: `playlists.${kind.segment}-get`, method: 'GET', path: list, access: 'member',
       summary: `Retrieve the ${title} list`, description: 'Created blank by this first use if the caller has none yet.',
       response: { status: 200, schema: listRead(kind) }, cache: 'private', writes: true,
-      keys: own,
+      keys: listKeys,
     }),
     patch: defineRoute({
       name: `playlists.${kind.segment}-patch`, method: 'PATCH', path: list, access: 'member',
       summary: `Update the ${title} list`, body: listBody,
       response: { status: 200, schema: listRead(kind) }, errors: ['validation-error', 'precondition-failed'],
-      keys: own,
+      keys: listKeys,
     }),
     items: defineRoute({
       name: `playlists.${kind.segment}-items`, method: 'GET', path: items, access: 'member',

@@ -6,13 +6,16 @@
  * 3. The code is exchanged (PKCE verifier, stored redirect URI) and the ID token validated.
  * 4. The provider must assert a verified e-mail address.
  * 5. The account: the one linked to the identity (`iss` + `sub`); else the active one with that
- *    e-mail, which gets linked; else a new active member with a profile from the given/family
- *    name and an https picture — which replaces a registration with that e-mail that was never
- *    activated (the provider proved control of the address, the registrant did not: nothing the
- *    registrant chose survives, docs/decisions.md). A deactivated account → 401.
- * 6. A new token family; `last_login` set — in the same transaction as the link or the new account.
+ *    e-mail, which gets linked — and since the provider proved control of the address, which
+ *    whoever knows the password may not have, every session of it is revoked, its password stops
+ *    working until one is set through `reset_password`, and E10 goes to it (docs/decisions.md
+ *    H1); else a new active member with a profile from the given/family name and an https
+ *    picture — which replaces a registration with that e-mail that was never activated (the
+ *    provider proved control of the address, the registrant did not: nothing the registrant
+ *    chose survives, docs/decisions.md 59). A deactivated account → 401.
+ * 6. A new token family; `last_login` set — in the same transaction as the link (with its
+ *    revocations and E10) or the new account.
  */
-import { accountInactive } from '../../shared/auth/credentials.js';
 import { issueTokenPair, type TokenPair } from '../../shared/auth/sessions.js';
 import {
   exchangeCode,
@@ -22,16 +25,17 @@ import {
   socialProvider,
   type SocialIdentity,
 } from '../../shared/auth/social.js';
-import { newAccount, replaceRegistration } from '../../shared/domain/accounts.js';
+import { afterSocialLink, newAccount, replaceRegistration } from '../../shared/domain/accounts.js';
 import { email as emailField, url } from '../../shared/domain/fields.js';
 import { availableUsername } from '../../shared/domain/usernames.js';
+import { outboxPlan } from '../../shared/db/outbox.js';
 import { commit, StaleRecord, type WritePlan } from '../../shared/db/records.js';
 import { getSocialLink, LinkChanged, linkPlans, takeSocialState } from '../../shared/db/social.js';
 import { getUser, getUserByEmail, getUserByUsername, isPendingRegistration, replaceUserPlan, type UserRecord } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { HttpError, invalidQuery, notFound, serviceUnavailable, validationError } from '../../shared/http/problem.js';
+import { accountInactive, HttpError, invalidQuery, notFound, serviceUnavailable, validationError } from '../../shared/http/problem.js';
 import { logger } from '../../shared/log.js';
 import { codePoints, hasControlChars } from '../../shared/text.js';
 import { routes } from './routes.js';
@@ -115,9 +119,17 @@ async function attemptSignIn(provider: string, identity: VerifiedIdentity): Prom
     // Deactivated by an administrator (it was active once): no sign-in, and no link.
     if (!user.record.is_active) throw accountInactive();
     const record: UserRecord = { ...user.record, last_login: now };
-    const { pair, plan } = await issueTokenPair({ id: record.id, token_version: user.priv.token_version }, newId());
-    await commit(replaceUserPlan(user, record), ...(linked ? [] : newLink(record.id)), plan);
-    if (!linked) logger.info('social identity linked', { provider, user_id: record.id });
+    if (linked) {
+      const { pair, plan } = await issueTokenPair({ id: record.id, token_version: user.priv.token_version }, newId());
+      await commit(replaceUserPlan(user, record), plan);
+      return { user: record, pair };
+    }
+    // Linked now: every earlier session revoked, the password unusable, E10 — with the link.
+    const priv = afterSocialLink(user.priv, now);
+    const { pair, plan } = await issueTokenPair({ id: record.id, token_version: priv.token_version }, newId());
+    const e10 = outboxPlan({ template: 'E10', to: record.email, data: { username: record.username, provider, linked_at: now } });
+    await commit(replaceUserPlan(user, record, priv), ...newLink(record.id), plan, e10);
+    logger.info('social identity linked: sessions revoked, password unusable', { provider, user_id: record.id });
     return { user: record, pair };
   }
 

@@ -32,7 +32,7 @@ export const routes = {
   finish: defineRoute({
     name: 'socials.finish', method: 'POST', path, access: 'credentials',
     summary: 'Authenticate with the social provider',
-    description: 'Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account, links the account with the verified e-mail, or creates an active account.',
+    description: 'Finishes social sign-in with the code and state the provider returned (in the body; older clients may send them as query parameters instead). Signs in the linked account; or links the active account with the verified e-mail (its other sessions are revoked, password sign-in then needs a new password set through reset_password, and the account is told by e-mail); or creates an active account, replacing a registration with that e-mail that was never activated.',
     params,
     query: z.object({ code: z.optional(z.string()), state: z.optional(z.string()) }),
     body: z.strictObject({ code: required, state: required }),
@@ -45,7 +45,8 @@ export const routes = {
     rateLimit: { policy: 'social' },
     // The code exchange authenticates as the provider's client; the result is a new token pair.
     uses: ['social-providers', 'social-secrets', 'signing-key'],
-    // The state, the link, the account (found, linked or created with its profile) and the new token family.
-    keys: [SOCIAL_STATE_KEYS, ...SOCIAL_LINK_KEYS, USER_KEYS, AUTH_KEYS, PROFILE_KEYS, REFRESH_KEYS],
+    // The state, the link, the account (found, linked or created with its profile), the new token
+    // family, and E10 when an existing account is linked.
+    keys: [SOCIAL_STATE_KEYS, ...SOCIAL_LINK_KEYS, USER_KEYS, AUTH_KEYS, PROFILE_KEYS, REFRESH_KEYS], sendsMail: true,
   }),
 } satisfies Record<string, RouteDecl>;

@@ -1,23 +1,27 @@
 /**
  * How the stream consumers go through a batch: record by record, in order (a later change of an
- * item must not be applied before an earlier one). A record that fails is reported, with the
- * records after it, so the mapping retries from it (DynamoDBBatchResponse).
+ * item must not be applied before an earlier one). A record that fails is reported, so the
+ * mapping retries from it (DynamoDBBatchResponse), with the records after it.
  *
- * A record that fails because the table is unavailable (throttling, 5xx, the network: the 503s
- * of the API) is tried again in the same invocation, with growing waits, for as long as the
- * function has more than OUTAGE_MARGIN_MS left; only then is it reported. The mapping retries a
- * reported record a few times (functions/streams/registry.ts `retryAttempts`) and then gives it
- * up, and what these consumers derive from a given-up record stays wrong (a taxonomy's ordering
- * entries are moved from the record's old image to its new one): an outage of the table must
- * be waited out, not counted against those retries (docs/decisions.md X1). Any other error is
- * reported at once.
+ * Three kinds of failure, told apart because they need different answers:
+ *  - **The table is unavailable** (throttling, 5xx, the network: the 503s of the API). The record
+ *    is tried again in the same invocation, with growing waits, for as long as the function has
+ *    more than OUTAGE_MARGIN_MS left; only then is it reported. An outage must be waited out, not
+ *    counted against the mapping's few retries (docs/decisions.md X1).
+ *  - **Contention** (Contended: the write lost every race against other writers of the same
+ *    items). It is not an outage and waiting it out could last for ever if something keeps
+ *    failing for a reason of its own (docs/decisions.md Z2): the record is tried CONTENTION_TRIES
+ *    times in all, with short jittered waits, then reported like any other failure.
+ *  - **Anything else** (a bug, a bad record) is reported at once.
+ * A reported record is retried by the mapping `retryAttempts` times (functions/streams/
+ * registry.ts), then given up to the consumer's failure destination, where an alarm shows it
+ * (infra/aws/streams.ts; locally the poller's dead letters, infra/local/streams.ts).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchItemFailure, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Item } from '../../shared/db/batch.js';
-import { isUnavailable } from '../../shared/db/errors.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { Contended, isUnavailable } from '../../shared/db/errors.js';
 import { logger } from '../../shared/log.js';
 
 const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
@@ -26,9 +30,11 @@ const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as R
 export const OUTAGE_MARGIN_MS = 10_000;
 /** Waits between tries of a record while the table is unavailable: doubling from the first, at most the last. */
 export const OUTAGE_WAIT_MS = { first: 200, most: 5_000 };
+/** Tries of a record that keeps losing to other writers before it is reported, and the first wait between them (doubling). */
+export const CONTENTION_TRIES = 3;
+export const CONTENTION_WAIT_MS = 100;
 
-/** An error that says the table (or a dependency) is unavailable right now, as a 503 would. */
-const unavailable = (err: unknown) => isUnavailable(err) || (err instanceof HttpError && err.type === 'service-unavailable');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms * (0.5 + Math.random() / 2)));
 
 /** A consumer's handler that applies each record's keys and images with `apply`. */
 export function inOrder(what: string, apply: (keys: Item, before: Item | undefined, after: Item | undefined) => Promise<void>) {
@@ -38,17 +44,25 @@ export function inOrder(what: string, apply: (keys: Item, before: Item | undefin
     for (const record of event.Records) {
       const d = record.dynamodb;
       if (!d?.Keys) continue;
-      for (let wait = OUTAGE_WAIT_MS.first; ; wait = Math.min(wait * 2, OUTAGE_WAIT_MS.most)) {
+      let outageWait = OUTAGE_WAIT_MS.first;
+      let contended = 0;
+      for (;;) {
         try {
           await apply(unmarshall(d.Keys as Record<string, AttributeValue>), image(d.OldImage), image(d.NewImage));
           break;
         } catch (err) {
-          if (unavailable(err) && timeLeft() - wait > OUTAGE_MARGIN_MS) {
-            logger.warn(`${what}: the table is unavailable; trying the record again`, { error_name: (err as Error)?.name, wait_ms: wait });
-            await new Promise((r) => setTimeout(r, wait * (0.5 + Math.random() / 2)));
+          if (isUnavailable(err) && timeLeft() - outageWait > OUTAGE_MARGIN_MS) {
+            logger.warn(`${what}: the table is unavailable; trying the record again`, { error_name: (err as Error)?.name, wait_ms: outageWait });
+            await sleep(outageWait);
+            outageWait = Math.min(outageWait * 2, OUTAGE_WAIT_MS.most);
             continue;
           }
-          logger.error(`${what} not applied; the record will be retried`, { error_name: (err as Error)?.name });
+          if (err instanceof Contended && ++contended < CONTENTION_TRIES) {
+            logger.warn(`${what}: the record's write kept losing to other writers; trying it again`, { tries: contended });
+            await sleep(CONTENTION_WAIT_MS * 2 ** contended);
+            continue;
+          }
+          logger.error(`${what} not applied; the record will be retried`, { error_name: (err as Error)?.name, error_message: (err as Error)?.message, stack: (err as Error)?.stack });
           const failures: DynamoDBBatchItemFailure[] = d.SequenceNumber ? [{ itemIdentifier: d.SequenceNumber }] : [];
           if (failures.length === 0) throw err;
           return { batchItemFailures: failures };

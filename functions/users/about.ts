@@ -3,12 +3,15 @@
  * user, `{username}` matched case-insensitively. Profile fields come from the profile (empty
  * values when it was removed). `review_count` is the user's count item, kept by every review
  * creation and deletion (exact immediately). `anime_list` / `manga_list` are the list's counts
- * (kept by every item's transaction: exact immediately), `null` when the list does not exist or
- * is not public (§3.12). One BatchGetItem reads the three count-bearing items with the profile's.
+ * (kept by every item's transaction: exact immediately) without the items of titles deleted since
+ * (§5.1: read with a tombstone shard, shared/db/playlists.ts countsWithoutDeleted), `null` when the
+ * list does not exist or is not public (§3.12). One BatchGetItem reads the three count-bearing
+ * items and the tombstone shard with the profile's.
  */
 import { getItems } from '../../shared/db/batch.js';
 import { listCounts, PLAYLISTS, type PlaylistKind } from '../../shared/domain/playlists.js';
-import { listKey, storedList } from '../../shared/db/playlists.js';
+import { countsWithoutDeleted, listKey, storedList } from '../../shared/db/playlists.js';
+import { Deleted, tombstoneKey } from '../../shared/db/tombstones.js';
 import { getProfileOfUser } from '../../shared/db/profiles.js';
 import { reviewCountKey, reviewCountOf } from '../../shared/db/review-counts.js';
 import { userByUsernameKey } from '../../shared/db/users.js';
@@ -21,12 +24,17 @@ const username = (req: ApiRequest) => (req.params as { username: string }).usern
 
 const about: Operation = async (req) => {
   const user = (await activeUserNamed(req, username(req))).record;
-  const [stored, [count, ...lists]] = await Promise.all([getProfileOfUser(user.id), getItems([reviewCountKey(user.id), ...PLAYLISTS.map((kind) => listKey(kind, user.id))])]);
+  const [stored, [count, tomb, ...lists]] = await Promise.all([
+    getProfileOfUser(user.id),
+    getItems([reviewCountKey(user.id), tombstoneKey(req.requestId), ...PLAYLISTS.map((kind) => listKey(kind, user.id))]),
+  ]);
   const profile = stored?.record;
-  const publicCounts = (kind: PlaylistKind, item: (typeof lists)[number] | undefined) => {
+  const deleted = new Deleted(tomb);
+  const publicCounts = async (kind: PlaylistKind, item: (typeof lists)[number] | undefined) => {
     const list = storedList(kind, item);
-    return list?.record.is_public ? listCounts(kind, list.counts) : null;
+    return list?.record.is_public ? listCounts(kind, await countsWithoutDeleted(kind, user.id, list.counts, deleted)) : null;
   };
+  const [animeList, mangaList] = await Promise.all([publicCounts(PLAYLISTS[0], lists[0]), publicCounts(PLAYLISTS[1], lists[1])]);
   return {
     status: 200,
     body: {
@@ -40,8 +48,8 @@ const about: Operation = async (req) => {
       gender: profile?.gender ?? null,
       joined_at: user.created_at,
       review_count: reviewCountOf(count),
-      anime_list: publicCounts(PLAYLISTS[0], lists[0]),
-      manga_list: publicCounts(PLAYLISTS[1], lists[1]),
+      anime_list: animeList,
+      manga_list: mangaList,
     },
   };
 };

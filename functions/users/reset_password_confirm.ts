@@ -9,7 +9,8 @@
  * 3. An account never activated: whoever opened the link controls the address, which the
  *    registrant never proved. The registration is replaced by a new active account with the new
  *    password, a username made from the address and a new id (domain/accounts.ts
- *    `replaceRegistration`); E3 tells its username. Nothing the registrant chose keeps working.
+ *    `replaceRegistration`); E3 tells its username, and E5 goes as after any confirmed reset
+ *    (§6; docs/decisions.md H3). Nothing the registrant chose keeps working.
  */
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { commit, StaleRecord } from '../../shared/db/records.js';
@@ -31,8 +32,12 @@ async function replacingRegistration(pending: StoredUser, passwordHash: string):
     return holder !== null && holder.record.id !== pending.record.id;
   });
   const { user, plans } = await replaceRegistration(pending, { username, passwordHash }, at);
+  const emails = [
+    mail({ template: 'E3', to: user.email, data: { username: user.username, replaced: true } }),
+    mail({ template: 'E5', to: user.email, data: { username: user.username, changed_at: at } }),
+  ];
   try {
-    await commit(...plans, mail({ template: 'E3', to: user.email, data: { username: user.username, replaced: true } }));
+    await commit(...plans, ...emails);
   } catch (err) {
     // The username was taken meanwhile: start again from the reads, with another one.
     if (err instanceof HttpError && err.type === 'conflict') throw new StaleRecord('USER');

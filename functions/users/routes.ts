@@ -113,8 +113,9 @@ export const routes = {
     name: 'users.about', method: 'GET', path: '/api/users/{username}/about/', access: 'public',
     summary: 'Information about a user', params: usernameParams,
     response: { status: 200, schema: userAboutRead }, errors: ['not-found'],
-    // The username claim carries the user without its private attributes; the lists' records their counts.
-    keys: [USERNAME_CLAIM_KEYS, PROFILE_BY_USER_KEYS, REVIEW_COUNT_KEYS, ...PLAYLISTS.map(listPartitionKeys)],
+    // The username claim carries the user without its private attributes; the lists' records their
+    // counts (less the titles deleted since: the tombstones, then the lists' claims or vectors).
+    keys: [USERNAME_CLAIM_KEYS, PROFILE_BY_USER_KEYS, REVIEW_COUNT_KEYS, ...PLAYLISTS.map(listPartitionKeys), TOMBSTONE_KEYS],
   }),
   reviews: defineRoute({
     name: 'users.reviews', method: 'GET', path: '/api/users/{username}/reviews/', access: 'public',

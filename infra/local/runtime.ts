@@ -36,6 +36,8 @@ export interface RuntimeState {
 export const stateFile = (dataDir: string) => join(dataDir, 'runtime.json');
 /** Where the stream poller keeps its read position between runs of `npm start`. */
 export const streamCheckpointFile = (dataDir: string) => join(dataDir, 'streams.json');
+/** Where the stream poller appends the records a consumer gave up (what a failure queue holds on AWS). */
+export const streamDeadLetterFile = (dataDir: string) => join(dataDir, 'stream-dead-letters.jsonl');
 
 /** Creates the signing keys, the cursor key and the e-mailed-token key on first start (kept in the data dir). */
 export async function ensureKeyMaterial(dataDir: string): Promise<void> {
@@ -126,6 +128,7 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
   if (opts.fresh) {
     for (const d of ['dynamodb', 's3']) rmSync(join(opts.dataDir, d), { recursive: true, force: true });
     rmSync(streamCheckpointFile(opts.dataDir), { force: true });
+    rmSync(streamDeadLetterFile(opts.dataDir), { force: true });
   }
   await ensureKeyMaterial(opts.dataDir);
   const table = opts.table ?? LOCAL_TABLE;
@@ -155,7 +158,7 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
         streams = await startStreamPoller({
           endpoint: engines.dynamodb,
           table,
-          ...(persist ? { checkpointFile: streamCheckpointFile(opts.dataDir) } : {}),
+          ...(persist ? { checkpointFile: streamCheckpointFile(opts.dataDir), deadLetterFile: streamDeadLetterFile(opts.dataDir) } : {}),
         });
         scheduler = startScheduler();
       } catch (err) {

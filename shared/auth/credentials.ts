@@ -6,11 +6,10 @@
  * body nor the timing tells whether an address has an account.
  */
 import { getUserByEmail, type StoredUser } from '../db/users.js';
-import { HttpError } from '../http/problem.js';
+import { accountInactive, invalidCredentials } from '../http/problem.js';
 import { verifyPassword } from './passwords.js';
 
-export const invalidCredentials = () => new HttpError('invalid-credentials', 'No active account found with the given credentials.');
-export const accountInactive = () => new HttpError('account-inactive', 'This account is not active.');
+export { accountInactive, invalidCredentials } from '../http/problem.js';
 
 /** The account whose e-mail and password these are: 401 invalid-credentials or account-inactive otherwise. */
 export async function checkCredentials(email: string, password: string): Promise<StoredUser> {

@@ -8,7 +8,11 @@
  *  - a taxonomy record whose counts a title's write changed (genres, themes, demographics,
  *    magazines, producers) → its ordering entries move to the new counts (reorderPlan), so
  *    the `anime_count`/`manga_count` orderings follow within seconds; the counts shown are
- *    read from the records themselves and are exact at once (shared/http/crud.ts).
+ *    read from the records themselves and are exact at once (shared/http/crud.ts);
+ *  - a taxonomy record deleted → every ordering entry of its last image goes. The deletion's
+ *    own transaction removed the entries of the record as it was then, but a count change still
+ *    in the stream before the REMOVE is applied after it and writes the entries of its image
+ *    again; the REMOVE comes after every change of the item, so it leaves none (decision Z4).
  */
 import { animeIndex } from './animes.js';
 import { characterIndex } from './characters.js';
@@ -18,7 +22,7 @@ import { countedPrefixes, indexKeys, sizeKeyOf, type IndexDef } from './catalogu
 import { send, tableName } from './client.js';
 import { mangaIndex } from './mangas.js';
 import { newsIndex } from './news.js';
-import { reorderPlan, type BaseRecord, type EntityDef } from './records.js';
+import { reorderPlan, unorderPlan, type BaseRecord, type EntityDef } from './records.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from './taxonomy.js';
 
 const INDEXED: IndexDef<BaseRecord>[] = [animeIndex, mangaIndex, characterIndex, personIndex, newsIndex] as never;
@@ -51,7 +55,7 @@ export async function applyCatalogueChange(keys: Item, before: Item | undefined,
     return;
   }
   const entity = COUNTED.find((e) => pk.startsWith(`${e.kind}#`) && keys.sk === 'R' && pk.split('#').length === 2);
-  if (!entity || !before?.rec || !after?.rec) return;
-  const ops = reorderPlan(entity, before.rec as BaseRecord, after.rec as BaseRecord);
+  if (!entity || !before?.rec) return;
+  const ops = after?.rec ? reorderPlan(entity, before.rec as BaseRecord, after.rec as BaseRecord) : unorderPlan(entity, before.rec as BaseRecord);
   for (let i = 0; i < ops.length; i += 100) await send((c) => new c.TransactWriteCommand({ TransactItems: ops.slice(i, i + 100) as never }));
 }

@@ -1,6 +1,7 @@
 /**
- * What DynamoDB errors mean for a request: transaction cancellation reasons, and the errors
- * that say "the database is unavailable or throttling" (→ 503 with Retry-After).
+ * What DynamoDB errors mean for a request: transaction cancellation reasons, the errors that say
+ * "the database is unavailable or throttling" (→ 503 with Retry-After), and Contended: a write
+ * that gave up because what it depends on kept changing under it (→ 503 too, but not an outage).
  */
 import type { AttributeValue, CancellationReason as SdkCancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -67,5 +68,20 @@ export async function retryOnConflict<T>(attempt: () => Promise<T>, tries = 4): 
       if (i >= tries || !isTransactionConflict(err)) throw err;
       await new Promise((r) => setTimeout(r, Math.min(400, 10 * 2 ** i) * (0.5 + Math.random())));
     }
+  }
+}
+
+/**
+ * A write gave up after its tries because the items it depends on kept changing under it (other
+ * writers won each race). A client gets 503 with `Retry-After` (shared/http/observe.ts); a stream
+ * consumer tries the record a few more times and then reports it (functions/streams/in-order.ts):
+ * unlike an outage, it is not waited out (docs/decisions.md Z2).
+ */
+export class Contended extends Error {
+  readonly retryAfter: number;
+  constructor(what: string, retryAfter = 1) {
+    super(`${what} kept changing while it was written`);
+    this.name = 'Contended';
+    this.retryAfter = retryAfter;
   }
 }

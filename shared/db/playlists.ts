@@ -15,12 +15,13 @@
  */
 import type { ItemRecord, ListRecord, PlaylistKind } from '../domain/playlists.js';
 import { itemIndex } from '../domain/playlists.js';
-import { queryAll, type Item, type ItemKey } from './batch.js';
+import { getItems, queryAll, type Item, type ItemKey } from './batch.js';
 import { vectorOf, type Vector } from './catalogue-index.js';
 import { send, tableName } from './client.js';
 import type { KeyPattern } from './key-patterns.js';
 import { del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
 import { scoreKey, statAttribute } from './titles.js';
+import type { Deleted } from './tombstones.js';
 
 const listPk = (kind: PlaylistKind, userId: string) => `${kind.store}#${userId}`;
 export const listKey = (kind: PlaylistKind, userId: string): ItemKey => ({ pk: listPk(kind, userId), sk: 'R' });
@@ -79,6 +80,31 @@ export async function ensureList(kind: PlaylistKind, userId: string, blank: List
 export async function getList(kind: PlaylistKind, userId: string): Promise<StoredList | null> {
   const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: listKey(kind, userId), ConsistentRead: true }));
   return storedList(kind, out.Item);
+}
+
+/**
+ * A list's counts without the items of titles deleted since (API.md §5.1: a deleted title's items
+ * leave their owners' counts at once; docs/decisions.md V1). `counts` are the list item's, read
+ * with (or after) `deleted`, a tombstone shard. The relations consumer's cascade removes such an
+ * item and takes it out of the counts in one transaction, with its claim; so:
+ *  - no title of the kind pending: the counts as read (the usual case, no further call);
+ *  - none of the pending titles claimed on this list now: the list read again — read after the
+ *    claims, its counts hold none of them (a claim never comes back: a deleted title cannot be
+ *    listed again), even if a cascade ran between the first read and the claims';
+ *  - some still claimed: counted from the list's vectors, leaving out the pending titles' (the
+ *    vectors go in the same transactions as the counts, so nothing is subtracted twice).
+ */
+export async function countsWithoutDeleted(kind: PlaylistKind, userId: string, counts: Record<string, number>, deleted: Deleted): Promise<Record<string, number>> {
+  const pending = deleted.ids(kind.titleKind);
+  if (pending.length === 0) return counts;
+  const claims = await getItems(pending.map((titleId) => claimKey(kind, userId, titleId)));
+  if (claims.every((c) => c === null)) return (await getList(kind, userId))?.counts ?? counts;
+  const live: Record<string, number> = Object.fromEntries(kind.statuses.map((s) => [s, 0]));
+  for (const v of await listVectors(kind, userId)) {
+    const status = v.f.status?.[0];
+    if (status !== undefined && !deleted.has(kind.titleKind, v.f.title?.[0] ?? '')) live[status] = (live[status] ?? 0) + 1;
+  }
+  return live;
 }
 
 /** A list's new fields, at the revision read (its counts are not touched). */

@@ -3,15 +3,22 @@
  * docs/data-model.md "Recommendations"), written by the recommendations job:
  *
  *   list      pk = RECS#<KIND>#<title id>   sk = R   { v: [{ n, b: [[id, votes, score, name], …] }, …] }   at most 2 versions
- *   job       pk = RECS#JOB                 sk = R   { n, holder, lease_until, done, at }
+ *   job       pk = RECS#JOB                 sk = R   { n, holder, lease_until, done, prev, at }
  *
  * A run takes the job item's lease and a run number n (one greater than the last started), writes
  * the lists that changed as versions tagged n, and ends by setting `done` = n and `at` (its
- * completion time, the `refreshed_at` of every recommendation list) — the last write of a run.
- * A reader shows, of each list, the newest version whose n ≤ `done`: a run that fails mid-write
- * leaves its versions invisible, so the previous results stay in place with the previous
- * `refreshed_at` (§5.5). A list item keeps at most two versions: the one readers see now and the
- * running one's.
+ * completion time, the `refreshed_at` of every recommendation list) — the last write of a run —
+ * and `prev`, the `done` it replaced. A reader shows, of each list, the newest version whose
+ * n ≤ `done`: a run that fails mid-write leaves its versions invisible, so the previous results
+ * stay in place with the previous `refreshed_at` (§5.5). A list item keeps at most two versions:
+ * the one readers see now and the running one's.
+ *
+ * Nothing else is kept (docs/decisions.md V6, V7): the next run removes what a run's completion
+ * superseded — the older version of each list it changed, and a list that became empty (an empty
+ * list reads as none) — as it reads every list anyway; not the completing run itself, whose
+ * readers may still hold the `done` before it for the length of a request. The list of a deleted
+ * title goes with the title's cascade (dropList), and a run that wrote one after that cascade
+ * removes it itself.
  *
  * An entry holds B's id, votes(A, B) and the score and name of B the run ordered by (so that a
  * reader orders the summed votes of several lists as the run did, without reading every B).
@@ -113,10 +120,10 @@ export async function completeRun(n: number, holder: string, at: string): Promis
     new c.UpdateCommand({
       TableName: tableName(),
       Key: RECOMMENDATION_JOB_KEY,
-      UpdateExpression: 'SET #done = :n, #at = :at REMOVE #holder, #until',
+      UpdateExpression: 'SET #prev = if_not_exists(#done, :zero), #done = :n, #at = :at REMOVE #holder, #until',
       ConditionExpression: '#holder = :holder AND (attribute_not_exists(#done) OR #done < :n)',
-      ExpressionAttributeNames: { '#done': 'done', '#at': 'at', '#holder': 'holder', '#until': 'lease_until' },
-      ExpressionAttributeValues: { ':n': n, ':at': at, ':holder': holder },
+      ExpressionAttributeNames: { '#done': 'done', '#prev': 'prev', '#at': 'at', '#holder': 'holder', '#until': 'lease_until' },
+      ExpressionAttributeValues: { ':n': n, ':at': at, ':holder': holder, ':zero': 0 },
     }),
   );
 }
@@ -141,18 +148,42 @@ export async function releaseRun(holder: string): Promise<void> {
 /** The stored list items of titles (null where a title has none), in order. */
 export const storedLists = (titleKind: string, ids: readonly string[]): Promise<(Item | null)[]> => getItems(ids.map((id) => recommendationsKey(titleKind, id)));
 
+/** A write of a title's list: the item put whole, or deleted. */
+export type ListWrite = { put: Item } | { delete: ItemKey };
+
 /**
- * What run `n` writes for a title whose list it computed as `entries` (null: nothing — the list
- * readers will see after the run equals the newest stored one). The new item keeps the version
- * readers see now, so a failure before the run completes changes nothing they see.
+ * What run `n` writes for a title whose list it computed as `entries` (null: nothing). Nothing
+ * it writes changes what readers see before the run completes:
+ *  - entries that differ from the newest stored version: a version of this run beside the one
+ *    readers see now (without any other: an older one is superseded, a failed run's is replaced);
+ *    the item is deleted instead when readers see nothing now and the run found nothing;
+ *  - the same entries as the newest version, which readers see already: the versions that
+ *    version superseded go, and the item goes when it is empty (what the last completion left);
+ *  - the same entries as a newest version readers do not see yet (a failed run's): nothing, it
+ *    becomes the one they see when this run completes.
  */
-export function listWrite(titleKind: string, titleId: string, stored: Item | null, state: JobState, n: number, entries: StoredEntry[]): Item | null {
-  const newest = versionsOf(stored).sort((a, b) => b.n - a.n)[0];
-  if (JSON.stringify(newest?.b ?? []) === JSON.stringify(entries)) return null;
+export function listWrite(titleKind: string, titleId: string, stored: Item | null, state: JobState, n: number, entries: StoredEntry[]): ListWrite | null {
+  if (!stored) return entries.length === 0 ? null : { put: { ...recommendationsKey(titleKind, titleId), v: [{ n, b: entries }] } };
+  const versions = versionsOf(stored).sort((a, b) => b.n - a.n);
+  const newest = versions[0];
   const seen = visible(stored, state.done);
-  return { ...recommendationsKey(titleKind, titleId), v: [...(seen ? [seen] : []), { n, b: entries }] };
+  const drop = { delete: recommendationsKey(titleKind, titleId) };
+  if (JSON.stringify(newest?.b ?? []) !== JSON.stringify(entries)) {
+    if (!seen && entries.length === 0) return drop;
+    return { put: { ...recommendationsKey(titleKind, titleId), v: [...(seen ? [seen] : []), { n, b: entries }] } };
+  }
+  if (!newest) return drop;
+  if (newest.n > state.done) return null;
+  if (entries.length === 0) return drop;
+  return versions.length > 1 ? { put: { ...recommendationsKey(titleKind, titleId), v: [newest] } } : null;
 }
 
-export async function putList(item: Item): Promise<void> {
-  await send((c) => new c.PutCommand({ TableName: tableName(), Item: item }));
+export async function writeList(w: ListWrite): Promise<void> {
+  if ('put' in w) await send((c) => new c.PutCommand({ TableName: tableName(), Item: w.put }));
+  else await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: w.delete }));
+}
+
+/** A title's list goes (the title was deleted). */
+export async function dropList(titleKind: string, titleId: string): Promise<void> {
+  await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: recommendationsKey(titleKind, titleId) }));
 }

@@ -449,6 +449,11 @@ export function reorderPlan<R extends BaseRecord>(def: EntityDef<R>, before: R, 
   return [...gone.map((i) => del({ pk: String(i.pk), sk: String(i.sk) })), ...now.map((i) => put(i))];
 }
 
+/** Deletes every ordering entry of a record's image (a deleted record's, whatever wrote them last). */
+export function unorderPlan<R extends BaseRecord>(def: EntityDef<R>, before: R): object[] {
+  return orderingItems(def, before).map((i) => del({ pk: String(i.pk), sk: String(i.sk) }));
+}
+
 export async function listRecords<R extends BaseRecord>(def: EntityDef<R>, req: ListRequest): Promise<IndexPage<R>> {
   if (!Object.hasOwn(def.orderings, req.ordering)) throw new Error(`unknown ordering ${req.ordering} for ${def.kind}`);
   return queryIndexPage(

@@ -650,5 +650,5 @@ const CATALOGUE_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEM
  * news (journals left behind) and user accounts (a deleted account's news articles lose their author).
  */
 export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER', 'REVIEW', 'CASCADE'];
-/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items, the users' lists and reviews, its cascades and the tombstones (never users' records). */
-export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS', 'ANIMELIST', 'MANGALIST', 'REVIEW', 'REVIEWS', 'CASCADE'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);
+/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items, the users' lists and reviews, its cascades, the tombstones and the recommendation lists of deleted titles (never users' records). */
+export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS', 'ANIMELIST', 'MANGALIST', 'REVIEW', 'REVIEWS', 'CASCADE', 'RECS'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);

@@ -44,7 +44,7 @@ export class Deleted {
   has(kind: string, id: string): boolean {
     return this.sets.get(kind)?.has(id) ?? false;
   }
-  /** The ids of one kind pending deletion. */
+  /** The pending ids of a kind. */
   ids(kind: string): string[] {
     return [...(this.sets.get(kind) ?? [])];
   }

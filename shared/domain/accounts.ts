@@ -117,6 +117,16 @@ export const afterEmailChange = (priv: UserPrivate, at: string): UserPrivate => 
 export const afterDeactivation = (priv: UserPrivate, at: string): UserPrivate => ending(priv, at, ['activation', 'password_reset', 'email_change']);
 
 /**
+ * After a social identity was linked to the account (API.md §4.17 step 5): the provider proved
+ * control of the address, which whoever knows the password may not have (they may have
+ * registered the address and let its owner activate it). So: no usable password — password
+ * sign-in is refused until one is set through `reset_password` — and, as after any password
+ * change, every token revoked, reset and e-mail change tokens stale, no pending e-mail change,
+ * e-mail change requests made until `at` void (docs/decisions.md H1).
+ */
+export const afterSocialLink = (priv: UserPrivate, at: string): UserPrivate => ({ ...afterPasswordChange(priv, at), password_hash: null });
+
+/**
  * The owner of an address replaces a registration with that address that was never activated
  * (docs/decisions.md, "pre-hijacking"): the owner proved control of the address (a verified
  * e-mail from a social provider, or a password-reset link sent to it), the registrant did not.

@@ -34,6 +34,15 @@ import { line } from './fields.js';
 /** The name of the source: its items' keys and the provenance of imported titles say where they came from. */
 export const SOURCE = 'bangumi-data';
 
+/**
+ * The release of the data set: the package version pinned in package.json and the day it was
+ * released (its release commit, `chore(release): 0.3.208`, from which the package is published).
+ * The data carries no date of its own, and the airing status of titles without an end depends on
+ * it (API.md §5.5; imported.ts statusOn). A unit test checks the version against the installed
+ * package: a new version needs its date here.
+ */
+export const SOURCE_RELEASE = { version: '0.3.208', date: '2026-04-25' } as const;
+
 const site = z.looseObject({ site: z.string(), id: z.optional(z.string()) });
 
 /** The fields of a bangumi-data item this import reads (the package's data.d.ts), others ignored. */

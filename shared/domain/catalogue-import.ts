@@ -35,7 +35,7 @@ import { mapLimit } from '../concurrency.js';
 import { uniquenessKey } from '../text.js';
 import { animeFields, animes } from './animes.js';
 import { seasonOf } from './seasons.js';
-import { nameCandidates, readSource, sourceValues, SOURCE, tokyoDate } from './bangumi.js';
+import { nameCandidates, readSource, sourceValues, SOURCE, SOURCE_RELEASE, tokyoDate } from './bangumi.js';
 import { Season } from './enums.js';
 import { writeSchemas } from './fields.js';
 import { creationOf, provenanceOf, refreshOf, statusChange, type SourceTitle } from './imported.js';
@@ -81,10 +81,10 @@ export function sourceCatalogue(data: unknown): SourceCatalogue {
  */
 export const importedId = (key: string): string => createHash('sha256').update(`${SOURCE}\u0000${key}`).digest('base64url').slice(0, ID_LENGTH);
 
-/** The record, relations and private attributes of an item's new title. */
-async function newTitle(t: SourceTitle, name: string, now: Date) {
+/** The record, relations and private attributes of an item's new title (from the data set released on `release`). */
+async function newTitle(t: SourceTitle, name: string, now: Date, release: string) {
   const at = now.toISOString();
-  const { values, provenance } = creationOf(SOURCE, t, name, tokyoDate(now));
+  const { values, provenance } = creationOf(SOURCE, t, name, tokyoDate(now), release);
   const out = await built(animes, CREATE.parse(values) as Record<string, unknown>, { id: importedId(t.key), created_at: at, updated_at: at }, null);
   return { ...out, priv: { import: provenance } };
 }
@@ -112,6 +112,8 @@ export type ImportSummary = Record<ImportOutcome, number>;
 export interface ImportOptions {
   /** The import's "now": creation times, statuses (default: the clock). */
   now?: Date;
+  /** The day the data set was released (default: the installed package's, SOURCE_RELEASE): statuses of titles without an end. */
+  release?: string;
   /** Titles written at once (default 8). */
   concurrency?: number;
   /** Called after each title with the number done. */
@@ -121,7 +123,7 @@ export interface ImportOptions {
 const isNameConflict = (err: unknown) => err instanceof HttpError && err.type === 'conflict' && Object.hasOwn(err.extras.errors ?? {}, 'name');
 
 /** Creates or refreshes one item's title through writeTitle; a name another title holds makes it take the next candidate. */
-async function importTitle(t: SourceTitle, now: Date): Promise<Exclude<ImportOutcome, 'failed'>> {
+async function importTitle(t: SourceTitle, now: Date, release: string): Promise<Exclude<ImportOutcome, 'failed'>> {
   const today = tokyoDate(now);
   const names = nameCandidates(t.values.name, t.values.aired_from);
   for (let tries = 1; ; tries++) {
@@ -132,7 +134,7 @@ async function importTitle(t: SourceTitle, now: Date): Promise<Exclude<ImportOut
         const id = (await sourceLinks(SOURCE, [t.key])).get(t.key);
         if (id === undefined) {
           outcome = 'created';
-          const created = await newTitle(t, name, now);
+          const created = await newTitle(t, name, now, release);
           return { before: null, after: created.record, relations: created.relations, priv: created.priv, extra: sourceLinkPlan(SOURCE, t.key, created.record.id) };
         }
         const before = await loadCurrent(animes, id);
@@ -160,6 +162,7 @@ function unchanged(item: Item | null, t: SourceTitle, today: string): boolean {
 /** Imports `titles` through the API's write path (see the module comment). */
 export async function importTitles(titles: readonly SourceTitle[], opts: ImportOptions = {}): Promise<ImportSummary> {
   const now = opts.now ?? new Date();
+  const release = opts.release ?? SOURCE_RELEASE.date;
   const today = tokyoDate(now);
   const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0 };
   const links = await sourceLinks(SOURCE, titles.map((t) => t.key));
@@ -183,7 +186,7 @@ export async function importTitles(titles: readonly SourceTitle[], opts: ImportO
       let outcome: ImportOutcome;
       try {
         if (id !== undefined && unchanged(items[stored.get(id)!]!, t, today)) outcome = 'unchanged';
-        else outcome = id === undefined ? await oneAtATime(() => importTitle(t, now)) : await importTitle(t, now);
+        else outcome = id === undefined ? await oneAtATime(() => importTitle(t, now, release)) : await importTitle(t, now, release);
       } catch (err) {
         outcome = 'failed';
         logger.error('catalogue title not imported; it is left as it was', { source: SOURCE, key: t.key, error_name: (err as Error)?.name, error: (err as Error)?.message });
@@ -200,6 +203,8 @@ export type ItemSink = Pick<BulkWriter, 'written' | 'put' | 'drain'>;
 
 export interface BulkOptions {
   now?: Date;
+  /** As ImportOptions.release. */
+  release?: string;
   /** Where the items go (its client names the engine). */
   writer: ItemSink;
   onProgress?: (done: number) => void;
@@ -228,7 +233,7 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
       break;
     }
     claimed.add(uniquenessKey(name));
-    const created = await newTitle(t, name, now);
+    const created = await newTitle(t, name, now, opts.release ?? SOURCE_RELEASE.date);
     // The i-th title takes random-pick slot i + 1, as the i-th creation would (slots.ts).
     const plan = titleWrite(animeTitle, null, { after: created.record, relations: created.relations, links: animes.links!(null, created.record), priv: created.priv, slots: { n: i } });
     for (const op of [...plan.main.items, ...plan.rest.items] as Record<string, { Item?: Item; Key?: Item }>[]) {
@@ -256,9 +261,11 @@ export type StatusSummary = Partial<Record<'moved' | 'failed', number>>;
 
 /**
  * The airing status job: moves the imported titles whose status the dates now give differently
- * (imported.ts statusChange). It reads the `upcoming` and `airing` posting lists of the anime
- * index (their vectors hold `aired_from`), then, in batches, the records that may move: the
- * upcoming ones whose `aired_from` has come and every airing one (`aired_to` is in the record).
+ * (imported.ts statusChange: with the release of the data set that created each, for titles
+ * without an end). It reads the `upcoming` and `airing` posting lists of the anime index (their
+ * vectors hold `aired_from`), then, in batches, the records that may move: the upcoming ones whose
+ * `aired_from` has come and every airing one (`aired_to`, `episodes` and the provenance are in the
+ * record).
  */
 export async function advanceStatuses(opts: { now?: Date; concurrency?: number } = {}): Promise<StatusSummary> {
   const now = opts.now ?? new Date();

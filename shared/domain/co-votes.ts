@@ -1,6 +1,7 @@
 /**
  * The per-title recommendations of API.md §5.4, in memory: for every title A, the (at most `cap`)
- * titles B ≠ A with the most votes(A, B) — the number of users with high items for both —
+ * titles B ≠ A with the most votes(A, B) — the number of users with high items for both — and at
+ * least `minVotes` of them (§5.4: 3, so that no list shows what one user's private list holds),
  * ordered by votes desc, then by the titles' tie order (score desc, nulls last; name; id).
  *
  * Titles are numbered 0..T−1 and users 0..U−1. The input is, per title, its high listers; the
@@ -27,6 +28,8 @@ export interface CoVoteInput {
   tieRank: Int32Array;
   /** At most this many recommendations per title. */
   cap: number;
+  /** A title B is recommended for A only with at least this many votes(A, B) (default 1). */
+  minVotes?: number;
   /** Σ h² beyond which the heaviest users are sampled (default: no limit). */
   maxWork?: number;
   /** Per user and per title, a hash of its id (the sample of a heavy user's titles; default: its number). */
@@ -82,6 +85,7 @@ function mix(a: number, b: number): number {
  */
 export function coVotes(input: CoVoteInput, stats?: CoVoteStats): (CoVotes | undefined)[] {
   const { users, tieRank, cap } = input;
+  const minVotes = input.minVotes ?? 1;
   let listers = input.listers;
   const T = listers.length;
   // Each user's high titles: compressed rows (offsets, then titles).
@@ -134,14 +138,16 @@ export function coVotes(input: CoVoteInput, stats?: CoVoteStats): (CoVotes | und
       }
       increments += end - offsets[u]! - 1;
     }
-    if (k === 0) continue;
+    // The candidates with enough votes (every counter is reset for the next A).
+    let m = 0;
     for (let i = 0; i < k; i++) {
       const b = touched[i]!;
-      keys[i] = (MAX - counts[b]!) * T + tieRank[b]!;
+      if (counts[b]! >= minVotes) keys[m++] = (MAX - counts[b]!) * T + tieRank[b]!;
       counts[b] = 0;
     }
-    const n = Math.min(cap, k);
-    if (k > n) select(keys, 0, k - 1, n - 1);
+    if (m === 0) continue;
+    const n = Math.min(cap, m);
+    if (m > n) select(keys, 0, m - 1, n - 1);
     const top = keys.subarray(0, n).sort();
     const titles = new Int32Array(n);
     const votes = new Int32Array(n);

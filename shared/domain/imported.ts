@@ -14,7 +14,8 @@
  *    back, it follows the source again (the value is what is compared: nothing else can tell).
  *  - `status` is owned in the same way by the import and the airing status job together: while
  *    it holds the value either of them last wrote, it follows the title's current dates
- *    (statusOn). A status a contributor set is never changed.
+ *    (statusOn) — and, for a title without an end or an episode count, the release of the data
+ *    set that first brought it (`release`). A status a contributor set is never changed.
  */
 import type { AnimeRecord } from '../db/animes.js';
 import { canonicalJson } from '../json.js';
@@ -39,7 +40,18 @@ export interface Provenance {
   values: ImportedValues;
   /** The name last written. */
   name: string;
+  /**
+   * The day the data set that created the title was released (bangumi.ts SOURCE_RELEASE), kept by
+   * refreshes; absent from titles imported before it was recorded, which came from 0.3.208.
+   */
+  release?: string;
 }
+
+/** The release of the data set titles imported before provenance recorded one came from (0.3.208). */
+const UNRECORDED_RELEASE = '2026-04-25';
+
+/** The release a title's status follows (see Provenance.release). */
+export const releaseOf = (prov: Provenance): string => prov.release ?? UNRECORDED_RELEASE;
 
 /** The owned fields besides `name` and `status`. */
 const FIELDS = ['name_jpn', 'alternative_names', 'media_type', 'aired_from', 'aired_to', 'broadcast', 'website'] as const;
@@ -49,22 +61,36 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 /** The provenance of an imported title's record (null: a contributor's title). */
 export const provenanceOf = (priv: Record<string, unknown> | undefined): Provenance | null => (priv?.import as Provenance | undefined) ?? null;
 
+/** Days from a title's start to its assumed end when the source knows neither (two cours, §5.5). */
+export const OPEN_END_DAYS = 26 * 7;
+
+/** The date `days` days after a date `YYYY-MM-DD`. */
+const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
 /**
  * The status the dates give on `today` (a date in Japan, where the source's dates are): upcoming
  * before `aired_from` (or without it), finished after `aired_to`, airing from the one to the
- * other (a movie, whose `aired_to` is its one date, is airing on that day).
+ * other (a movie, whose `aired_to` is its one date, is airing on that day). Without `aired_to`
+ * and `episodes` (§5.5, clarified 2026-11-29): a title that had started less than 26 weeks before
+ * `release` (the data set's, a date) — or not yet — is finished 26 weeks after `aired_from`; one
+ * already running longer then (a long-running series) stays airing, as does any title when no
+ * release is known. Whoever knows the end or the episode count better (the source's next release,
+ * a contributor) decides instead.
  */
-export function statusOn(dates: { aired_from: string | null; aired_to: string | null }, today: string): string {
-  if (dates.aired_from === null || today < dates.aired_from) return 'upcoming';
-  return dates.aired_to !== null && today > dates.aired_to ? 'finished' : 'airing';
+export function statusOn(title: { aired_from: string | null; aired_to: string | null; episodes?: number | null }, today: string, release: string | null): string {
+  if (title.aired_from === null || today < title.aired_from) return 'upcoming';
+  if (title.aired_to !== null) return today > title.aired_to ? 'finished' : 'airing';
+  const assumedEnd = addDays(title.aired_from, OPEN_END_DAYS);
+  const newAtRelease = release !== null && assumedEnd > release;
+  return (title.episodes ?? null) === null && newAtRelease && today >= assumedEnd ? 'finished' : 'airing';
 }
 
-/** A new title: its write values (the owned fields, `name` as given) and provenance. */
-export function creationOf(source: string, t: SourceTitle, name: string, today: string): { values: Record<string, unknown>; provenance: Provenance } {
-  const status = statusOn(t.values, today);
+/** A new title from the data set released on `release`: its write values (the owned fields, `name` as given) and provenance. */
+export function creationOf(source: string, t: SourceTitle, name: string, today: string, release: string): { values: Record<string, unknown>; provenance: Provenance } {
+  const status = statusOn(t.values, today, release);
   return {
     values: { ...t.values, name, status },
-    provenance: { source, key: t.key, bangumi: t.bangumi, mal: t.mal, values: { ...t.values, status }, name },
+    provenance: { source, key: t.key, bangumi: t.bangumi, mal: t.mal, values: { ...t.values, status }, name, release },
   };
 }
 
@@ -101,7 +127,7 @@ export function refreshOf(record: AnimeRecord, prov: Provenance, t: SourceTitle,
     }
     dates = { aired_from: record.aired_from, aired_to: record.aired_to };
   }
-  const status = record.status === prov.values.status ? statusOn(dates, today) : record.status;
+  const status = record.status === prov.values.status ? statusOn({ ...dates, episodes: record.episodes }, today, releaseOf(prov)) : record.status;
   if (status !== record.status) changes.status = values.status = status;
   if (Object.keys(changes).length === 0) return null;
   return { changes, provenance: { ...prov, bangumi: t.bangumi, mal: t.mal, values, name: written } };
@@ -110,6 +136,6 @@ export function refreshOf(record: AnimeRecord, prov: Provenance, t: SourceTitle,
 /** The airing status job's change of an imported title: its new status, or null (it keeps its status). */
 export function statusChange(record: AnimeRecord, prov: Provenance, today: string): string | null {
   if (record.status !== prov.values.status) return null;
-  const status = statusOn(record, today);
+  const status = statusOn(record, today, releaseOf(prov));
   return status === record.status ? null : status;
 }

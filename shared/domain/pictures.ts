@@ -8,7 +8,7 @@ import { filePart, type UploadedFile } from '../http/multipart.js';
 import { line } from './fields.js';
 import { ImageRejected, judgeImage, MAX_IMAGE_BYTES, type JudgedImage } from './images.js';
 
-/** The `image` part of an upload: a file judged by judgeImage (its errors are `errors.image`). */
+/** The `image` part of an upload: a file judged by judgeImage (its errors are `errors.image`), whose bytes to store it gives. */
 export function imagePart() {
   return z.pipe(filePart({ maxBytes: MAX_IMAGE_BYTES }), z.transform((file: UploadedFile, ctx): JudgedImage => {
     try {
@@ -23,6 +23,6 @@ export function imagePart() {
 
 /** The upload's body: `image` (required) and `name` (optional, 0–100 characters, default ""). */
 export const pictureUploadBody = z.strictObject({
-  image: imagePart().check(z.describe('A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side.')),
+  image: imagePart().check(z.describe('A JPEG, PNG or WebP image (judged by its content) of at most 2 MiB, 1–3,000 pixels on each side, a single frame.')),
   name: z.pipe(z.optional(line({ max: 100 })), z.transform((v) => v ?? '')).check(z.describe('The picture’s name (0–100 characters, default "").')),
 });

@@ -2,7 +2,8 @@
  * What the relations consumer does to the users' lists when what they name changes (API.md
  * §4.1.1, §4.21; docs/data-model.md "Playlists"):
  *  - a title deleted → its items leave every list, with the lists' counts (until then they are
- *    hidden by the title's tombstone, which is cleared only when they are gone);
+ *    hidden by the title's tombstone, which is cleared only when they are gone), and its
+ *    recommendation list goes (what the job computed from those lists);
  *  - a title renamed → the items' copy of its name (the `name` ordering) follows;
  *  - an account deleted → its lists go, and the counters of every title they held.
  * The title and account deletions also run the reviews' part (review-effects.ts), so that one
@@ -14,6 +15,7 @@
 import { commit, commitContended, StaleRecord } from '../db/records.js';
 import { cascadeDone, continueLater } from '../db/cascades.js';
 import { deleteList, getItem, itemPlan, listingUsers, userItems, type StoredItem } from '../db/playlists.js';
+import { dropList } from '../db/recommendations.js';
 import { blankList, PLAYLISTS, type ItemRecord, type PlaylistKind } from './playlists.js';
 import { removeAccountReviews, removeTitleReviews } from './review-effects.js';
 import { reviewKindOf } from './reviews.js';
@@ -110,11 +112,15 @@ const stepMs = () => Number(process.env.CASCADE_STEP_MS ?? 60_000);
 
 const byTitleKind = (kind: string) => PLAYLISTS.find((p) => p.titleKind === kind);
 
-/** A title of a listed kind was deleted: its items leave the lists, its reviews go; true when done (then its tombstone may go). */
+/**
+ * A title of a listed kind was deleted: its recommendation list goes, its items leave the lists,
+ * its reviews go; true when done (then its tombstone may go).
+ */
 export async function afterTitleDeleted(kind: string, id: string): Promise<boolean> {
   const lists = byTitleKind(kind);
   const reviews = reviewKindOf(kind);
   const deadline = Date.now() + stepMs();
+  if (lists) await dropList(kind, id);
   if ((!lists || (await removeDeletedTitle(lists, id, deadline))) && (!reviews || (await removeTitleReviews(reviews, id, deadline)))) return true;
   await continueLater(`DELETED-${kind}`, id);
   return false;

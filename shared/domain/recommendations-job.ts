@@ -1,6 +1,6 @@
 /**
  * The recommendations job (API.md §5.4, §5.5: hourly): for every anime and every manga A, the
- * up to 50 titles B with votes(A, B) ≥ 1 — users with high items (score ≥ 7) for both — ordered
+ * up to 50 titles B with votes(A, B) ≥ 3 — users with high items (score ≥ 7) for both — ordered
  * by votes desc, then B's score desc (nulls last), then B's name; stored per title
  * (shared/db/recommendations.ts), only where the list changed.
  *
@@ -12,15 +12,18 @@
  *  3. the score and name of every title listed high (its record item, BatchGetItem): the tie order;
  *  4. the votes (co-votes.ts, in memory, within the work budget MAX_WORK);
  *  5. per 1,000 titles: the stored lists read, and each list that changed written as a version
- *     of this run (PutItem, 16 at a time).
+ *     of this run (PutItem, 16 at a time); what the last run's completion superseded goes
+ *     (listWrite: the older versions, the lists that became empty); then the records of the
+ *     titles whose list was put are read again, and the list of any deleted meanwhile goes (its
+ *     cascade may have run before the put).
  * Then the run completes: `done` and `refreshed_at` are set — the last write. Before that no
  * reader sees anything this run wrote; a run that fails leaves its versions invisible (the next
  * run overwrites them), the previous lists and `refreshed_at` in place, and throws (the failure
  * alarm). Two runs at once: the second finds the lease taken and does nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { getItems, type Item } from '../db/batch.js';
-import { byKey, completeRun, listWrite, putList, releaseRun, startRun, storedLists, tieKey, type StoredEntry } from '../db/recommendations.js';
+import { getItems } from '../db/batch.js';
+import { byKey, completeRun, dropList, listWrite, releaseRun, startRun, storedLists, tieKey, writeList, type ListWrite, type StoredEntry } from '../db/recommendations.js';
 import { usersScoring } from '../db/playlists.js';
 import { recordKeyOfKind } from '../db/records.js';
 import { slottedIds } from '../db/slots.js';
@@ -30,7 +33,7 @@ import { mapLimit } from '../concurrency.js';
 import { logger } from '../log.js';
 import { coVotes, type CoVoteStats } from './co-votes.js';
 import { PLAYLISTS, type PlaylistKind } from './playlists.js';
-import { HIGH_SCORE } from './recommendations.js';
+import { HIGH_SCORE, MIN_VOTES } from './recommendations.js';
 
 /** Recommendations stored per title (§7.1). */
 export const PER_TITLE = 50;
@@ -102,7 +105,7 @@ async function refreshKind(kind: PlaylistKind, run: { n: number; state: { done: 
   order.forEach((t, i) => (tieRank[t] = i));
   const stats: CoVoteStats = { increments: 0, lists: 0, sampledAt: null, sampledUsers: 0 };
   const votes = coVotes(
-    { listers, users: userIds.length, tieRank, cap: PER_TITLE, maxWork: MAX_WORK, userHash: Int32Array.from(userIds, idHash), titleHash: Int32Array.from(ids, idHash) },
+    { listers, users: userIds.length, tieRank, cap: PER_TITLE, minVotes: MIN_VOTES, maxWork: MAX_WORK, userHash: Int32Array.from(userIds, idHash), titleHash: Int32Array.from(ids, idHash) },
     stats,
   );
   const highItems = listers.reduce((n, l) => n + l.length, 0);
@@ -116,12 +119,13 @@ async function refreshKind(kind: PlaylistKind, run: { n: number; state: { done: 
   for (let i = 0; i < ids.length; i += WRITE_CHUNK) {
     const part = ids.slice(i, i + WRITE_CHUNK);
     const stored = await storedLists(titleKind, part);
-    const writes = part.flatMap((id, j): Item[] => {
+    const writes = part.flatMap((id, j): { id: string; w: ListWrite }[] => {
       const w = listWrite(titleKind, id, stored[j]!, run.state, run.n, entriesOf(i + j));
-      return w ? [w] : [];
+      return w ? [{ id, w }] : [];
     });
-    await mapLimit(writes, IN_FLIGHT, putList);
+    await mapLimit(writes, IN_FLIGHT, ({ w }) => writeList(w));
     written += writes.length;
+    await dropListsOfDeleted(titleKind, writes.filter(({ w }) => 'put' in w).map(({ id }) => id));
   }
   return {
     titles: ids.length,
@@ -134,6 +138,20 @@ async function refreshKind(kind: PlaylistKind, run: { n: number; state: { done: 
     sampledAt: stats.sampledAt,
     ms: Date.now() - started,
   };
+}
+
+/**
+ * The lists just put whose title is gone: deleted after its slot was read, its cascade (which
+ * drops its list) may have run before the put. A title deleted after this read has its cascade
+ * still to come, so no list outlives its title.
+ */
+async function dropListsOfDeleted(titleKind: string, put: string[]): Promise<void> {
+  const records = await getItems(put.map((id) => recordKeyOfKind(titleKind, id)));
+  await mapLimit(
+    put.filter((_, j) => records[j] === null),
+    IN_FLIGHT,
+    (id) => dropList(titleKind, id),
+  );
 }
 
 /** One run of the job (`now`: the lease's clock). */

@@ -11,6 +11,8 @@ import type { TitleResource } from './title-resource.js';
 
 /** A list item is high when its score is at least this (§5.4). */
 export const HIGH_SCORE = 7;
+/** A title B is a per-title recommendation of A only with at least this many votes(A, B) (§5.4: fewer would show what one user's private list holds). */
+export const MIN_VOTES = 3;
 
 /** A kind of recommendations: the titles (representation, index) and the lists (the caller's seeds). */
 export interface RecommendationKind {

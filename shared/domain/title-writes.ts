@@ -11,7 +11,8 @@ import { commitStaged, finishJournal } from '../db/staged.js';
 import { readSlots, SlotsMoved } from '../db/slots.js';
 import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
-import { notFound, serviceUnavailable, validationError } from '../http/problem.js';
+import { Contended } from '../db/errors.js';
+import { notFound, validationError } from '../http/problem.js';
 import { canonicalJson } from '../json.js';
 import { ChangedLink, GoneLink } from './references.js';
 import type { TitleResource } from './title-resource.js';
@@ -38,6 +39,8 @@ export interface Change<R> {
   extra?: WritePlan;
   /** The record's private attributes after the change (absent: kept; e.g. an imported title's provenance). */
   priv?: Record<string, unknown>;
+  /** Linked records (`KIND#id`) the attempt found gone: their counts are not updated (as after a GoneLink). */
+  gone?: readonly string[];
 }
 
 /** How often a creation or deletion is planned again when other ones moved the kind's slots. */
@@ -48,6 +51,12 @@ const SLOT_TRIES = 12;
  * (its own revision, or a linked record that was deleted or changed type; or, for creations and
  * deletions, the kind's random-pick slots). The main transaction also holds the resource's
  * `extraPlan` and the attempt's `extra`.
+ *
+ * A linked record found gone (GoneLink: a link it only loses, to a record deleted since) is left
+ * out of the next attempt's counts and does not count as a conflict: each such retry removes one
+ * link for good, so they end after at most as many retries as the write has links, however many
+ * of them were deleted (docs/decisions.md Z1). Conflicts proper (the record or a gained link
+ * changed) are tried 4 times, then the write gives up as Contended.
  */
 export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R>, attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>): Promise<void> {
   const skip = new Set<string>();
@@ -56,6 +65,7 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
   while (changed < 4 && moved < SLOT_TRIES) {
     const change = await attempt(skip);
     if (change === 'done') return;
+    for (const key of change.gone ?? []) skip.add(key);
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
     try {
       // Creations and deletions of a kind with random picks also move its slots (slots.ts).
@@ -72,12 +82,15 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
         await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(moved, 6)));
         continue;
       }
-      if (err instanceof GoneLink) skip.add(err.key);
-      else if (!(err instanceof StaleRecord) && !(err instanceof ChangedLink)) throw err;
+      if (err instanceof GoneLink && !skip.has(err.key)) {
+        skip.add(err.key);
+        continue;
+      }
+      if (!(err instanceof StaleRecord) && !(err instanceof ChangedLink)) throw err;
       changed++;
     }
   }
-  throw serviceUnavailable(1);
+  throw new Contended(`The ${resource.noun}`);
 }
 
 /** The stored record and relations for validated values (400 with every field error). */
@@ -92,22 +105,23 @@ export async function built<R extends BaseRecord>(
   return out;
 }
 
-/** Removes the array entries at `paths` (`genre_ids.3`, `characters.2.voice_actors.1.person_id`): the entry of the last index. */
+/**
+ * Removes the array entries at `paths` (`genre_ids.3`, `characters.2.voice_actors.1.person_id`:
+ * the entry of the last index). Every entry is found before any is removed, so paths into the same
+ * array, or into an entry that is removed itself (a character and one of its voice actors), each
+ * remove what they named (decision Z5).
+ */
 export function withoutPaths(values: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
   const copy = structuredClone(values);
-  const targets = paths.map((p) => {
+  const targets = paths.flatMap((p) => {
     const parts = p.split('.');
-    let last = -1;
-    parts.forEach((part, i) => {
-      if (/^\d+$/.test(part)) last = i;
-    });
-    return { parent: parts.slice(0, last), index: Number(parts[last]) };
+    const last = parts.findLastIndex((part) => /^\d+$/.test(part));
+    const list = parts.slice(0, last).reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], copy);
+    return Array.isArray(list) && Number(parts[last]) < list.length ? [{ list, entry: list[Number(parts[last])] as unknown }] : [];
   });
-  // Highest indexes first, so the earlier ones still point at their entries.
-  targets.sort((a, b) => b.index - a.index);
-  for (const { parent, index } of targets) {
-    const list = parent.reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], copy) as unknown[];
-    list.splice(index, 1);
+  for (const { list, entry } of targets) {
+    const at = list.indexOf(entry);
+    if (at >= 0) list.splice(at, 1);
   }
   return copy;
 }
@@ -127,8 +141,8 @@ export async function refreshTitle<R extends BaseRecord>(resource: TitleResource
     const refs = resource.references?.(values) ?? [];
     const [tomb, ...items] = await getItems([tombstoneKey(), ...refs.map((r) => recordKeyOfKind(r.kind, r.id))]);
     const deleted = new Deleted(tomb);
-    const gone = refs.filter((r, i) => !items[i] || deleted.has(r.kind, r.id)).map((r) => r.path);
-    values = withoutPaths(values, gone);
+    const gone = refs.filter((r, i) => !items[i] || deleted.has(r.kind, r.id));
+    values = withoutPaths(values, gone.map((r) => r.path));
     const r = before.record;
     const out = await resource.build(values, { id: r.id, created_at: r.created_at, updated_at: r.updated_at }, before);
     // A reference deleted between the two reads: the next attempt drops it.
@@ -137,7 +151,8 @@ export async function refreshTitle<R extends BaseRecord>(resource: TitleResource
     out.record = withoutDeleted(resource, out.record, deleted);
     if (canonicalJson(out.record) === canonicalJson(r) && canonicalJson(out.relations) === canonicalJson(pick(before.relations, Object.keys(out.relations)))) return 'done';
     changed = true;
-    return { before, after: out.record, relations: out.relations };
+    // The records it stops linking because they are gone have no count left to lower.
+    return { before, after: out.record, relations: out.relations, gone: gone.map((r) => recordKeyOfKind(r.kind, r.id).pk) };
   });
   return changed;
 }

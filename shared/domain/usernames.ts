@@ -1,10 +1,10 @@
 /**
  * Usernames made from something else (API.md §4.17: social sign-in derives one from the
  * provider's preferred username or the e-mail's local part; the first administrator's default
- * is the e-mail's local part): made valid under the rules of users.ts, then unique.
+ * is the e-mail's local part): made valid under the rules of username-rules.ts, then unique.
  */
 import { randomInt } from 'node:crypto';
-import { RESERVED_USERNAMES, username } from './users.js';
+import { RESERVED_USERNAMES, username } from './username-rules.js';
 
 const MAX = 30;
 

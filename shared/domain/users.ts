@@ -1,7 +1,8 @@
 /**
  * Accounts (API.md §3.12, §4.19, §4.21): read shapes, write shapes of every account operation,
- * the username and password rules. Cross-field rules (re-typed passwords, password similarity)
- * are part of the schemas, so every field error comes back in one 400.
+ * the password rules (the username rules are in username-rules.ts). Cross-field rules (re-typed
+ * passwords, password similarity) are part of the schemas, so every field error comes back in
+ * one 400.
  */
 import * as z from 'zod/mini';
 import { passwordProblems } from '../auth/passwords.js';
@@ -10,30 +11,9 @@ import { Gender } from './enums.js';
 import { emailKey, users, type UserRecord } from '../db/users.js';
 import { fieldErrors } from '../http/problem.js';
 import { booleanParam, enumParam } from '../http/schemas.js';
-import { email, line, MSG } from './fields.js';
+import { email, MSG } from './fields.js';
 import type { Listing } from './resource.js';
-
-export const RESERVED_USERNAMES = new Set([
-  'me',
-  'activation',
-  'resend_activation',
-  'set_password',
-  'reset_password',
-  'reset_password_confirm',
-  'set_email',
-  'reset_email',
-  'reset_email_confirm',
-  'admin',
-]);
-
-export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-
-/** `username`: 3–30 characters of the pattern, not a reserved word (case-insensitive). */
-export const username = () =>
-  line({ min: 3, max: 30 }).check(
-    z.refine((v) => v.length < 3 || USERNAME_PATTERN.test(v), 'Usernames start with a letter or digit and contain only letters, digits, _ . and -.'),
-    z.refine((v) => !RESERVED_USERNAMES.has(v.toLowerCase()), 'This username is reserved.'),
-  );
+import { USERNAME_PATTERN, username } from './username-rules.js';
 
 /** A password as sent (its rules are checked with the other fields, see withPasswordRules). */
 const password = () => z.string().check(z.minLength(1, MSG.blank));

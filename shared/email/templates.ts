@@ -1,5 +1,5 @@
 /**
- * The account e-mails of API.md §6 (E1–E9) as typed templates. A message names its template and
+ * The account e-mails of API.md §6 (E1–E10) as typed templates. A message names its template and
  * carries the data that template needs; `render` turns it into a subject, a UTF-8 plain-text body
  * and an HTML alternative with the same content (every interpolated value HTML-escaped).
  *
@@ -15,7 +15,12 @@ import { emailToken, type Purpose } from '../auth/email-tokens.js';
 const opaque = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/), z.maxLength(200));
 const username = z.string().check(z.minLength(1), z.maxLength(100));
 const address = z.string().check(z.minLength(3), z.maxLength(254), z.regex(/^[^@\s]+@[^@\s]+$/));
-const time = z.iso.datetime();
+/**
+ * A UTC time in RFC 3339 form with `Z` (what `toISOString` writes; every change records its time
+ * so). A regex and a parse rather than zod's `iso.datetime`, whose pattern and string-format
+ * code weigh ~2 KB in every function that queues e-mails (docs/decisions.md H4).
+ */
+const time = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/), z.refine((v) => !Number.isNaN(Date.parse(v))));
 
 /** The data of each template as rendered, by id (API.md §6). */
 export const TEMPLATE_DATA = {
@@ -40,6 +45,8 @@ export const TEMPLATE_DATA = {
   E8: z.strictObject({ username, new_email: address, changed_at: time }),
   /** The account was deleted. */
   E9: z.strictObject({ username, deleted_at: time }),
+  /** A social identity was linked to the account (§4.17 step 5): the provider's configured name, when. */
+  E10: z.strictObject({ username, provider: z.string().check(z.minLength(1), z.maxLength(64)), linked_at: time }),
 } as const;
 
 export type TemplateId = keyof typeof TEMPLATE_DATA;
@@ -52,8 +59,9 @@ type TokenTemplate = keyof typeof TOKEN_PURPOSE;
 /**
  * The e-mails that anyone can cause to be sent to an address they name (registration, the
  * e-mail requests, an e-mail change): the mailer caps how many of them one address receives
- * (shared/email/deliver.ts). Notices of changes that happened (E3, E5, E8, E9) need the
- * account's credentials or an administrator, and are never held back.
+ * (shared/email/deliver.ts). Notices of changes that happened (E3, E5, E8, E9, E10) need the
+ * account's credentials, an administrator, or (E10) a provider's proof of the address, and are
+ * never held back.
  */
 export const CAPPED_TEMPLATES: ReadonlySet<TemplateId> = new Set(['E1', 'E2', 'E4', 'E6', 'E7']);
 
@@ -71,6 +79,7 @@ export const emailMessageSchema = z.discriminatedUnion('template', [
   messageOf('E7'),
   messageOf('E8'),
   messageOf('E9'),
+  messageOf('E10'),
 ]);
 
 /** One e-mail to send, ready to render: its template, its data and its recipient. */
@@ -81,11 +90,17 @@ export const parseEmailMessage = (value: unknown): EmailMessage => emailMessageS
 /** The grant of an e-mailed token (shared/auth/email-tokens.ts): the token without the key. */
 const grant = z.strictObject({ nonce: opaque, issued: z.int().check(z.nonnegative()) });
 
-/** The token templates as queued: `token` replaced by the grant it is made from. */
+/** A token template's data as queued: `token` replaced by the grant it is made from. */
+function withGrant<S extends { token: z.ZodMiniString }>(shape: S) {
+  const { token: _token, ...fields } = shape;
+  return z.strictObject({ ...fields, grant });
+}
+
+/** The token templates as queued. */
 const QUEUED = {
-  E1: z.strictObject({ template: z.literal('E1'), to: address, data: z.extend(z.omit(TEMPLATE_DATA.E1, { token: true }), { grant }) }),
-  E4: z.strictObject({ template: z.literal('E4'), to: address, data: z.extend(z.omit(TEMPLATE_DATA.E4, { token: true }), { grant }) }),
-  E6: z.strictObject({ template: z.literal('E6'), to: address, data: z.extend(z.omit(TEMPLATE_DATA.E6, { token: true }), { grant }) }),
+  E1: z.strictObject({ template: z.literal('E1'), to: address, data: withGrant(TEMPLATE_DATA.E1.shape) }),
+  E4: z.strictObject({ template: z.literal('E4'), to: address, data: withGrant(TEMPLATE_DATA.E4.shape) }),
+  E6: z.strictObject({ template: z.literal('E6'), to: address, data: withGrant(TEMPLATE_DATA.E6.shape) }),
 };
 
 /**
@@ -103,6 +118,7 @@ export const queuedEmailSchema = z.discriminatedUnion('template', [
   messageOf('E7'),
   messageOf('E8'),
   messageOf('E9'),
+  messageOf('E10'),
 ]);
 
 export type QueuedEmail = z.infer<typeof queuedEmailSchema>;
@@ -149,6 +165,7 @@ export const SUBJECTS: Record<TemplateId, string> = {
   E7: 'Email change requested',
   E8: 'Your email address was changed',
   E9: 'Your account was deleted',
+  E10: 'A sign-in method was added',
 };
 
 export interface Rendered {
@@ -324,6 +341,14 @@ function blocksOf(message: EmailMessage, frontend: string): Block[] {
         hello(message.data.username),
         p('Your account ', v(message.data.username), ' was deleted on ', v(utc(message.data.deleted_at)), ', with its profile, lists and reviews.'),
         p('If you did not expect this, contact the catalogue team.'),
+        signature,
+      ];
+    case 'E10':
+      return [
+        hello(message.data.username),
+        p('A sign-in with ', v(message.data.provider), ' was added to your account on ', v(utc(message.data.linked_at)), ': that provider confirmed that this e-mail address is yours.'),
+        p('Every other session of the account was signed out. Signing in with a password now needs a new password: choose one at ', link(frontend), ' ("Forgot password"); a reset link will be sent to this address.'),
+        p('If this was not you, someone else controls this address at ', v(message.data.provider), ': secure that account first, then reset your password here and contact the catalogue team.'),
         signature,
       ];
   }

@@ -7,7 +7,7 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { isUnavailable } from '../db/errors.js';
+import { Contended, isUnavailable } from '../db/errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../log.js';
 import { corsHeaders } from './cors.js';
@@ -77,6 +77,7 @@ export function baseUrl(event: ApiEvent, headers: Record<string, string>): strin
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (isUnavailable(err)) return serviceUnavailable();
+  if (err instanceof Contended) return serviceUnavailable(err.retryAfter);
   return new HttpError('internal-error', 'An unexpected error occurred.');
 }
 

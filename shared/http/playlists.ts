@@ -7,7 +7,7 @@
  * by the relations consumer.
  */
 import { getItems, type Item } from '../db/batch.js';
-import { ensureList, getList, itemKey, itemPlan, listUpdatePlan, listVectors, storedItem, type StoredItem, type StoredList } from '../db/playlists.js';
+import { countsWithoutDeleted, ensureList, itemKey, itemPlan, listKey, listUpdatePlan, listVectors, storedItem, storedList, type StoredItem, type StoredList } from '../db/playlists.js';
 import { commit, commitContended, recordKeyOfKind, StaleRecord } from '../db/records.js';
 import { statsOf, titleRecordOf } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
@@ -40,9 +40,19 @@ function listView(kind: PlaylistKind, req: ApiRequest, stored: StoredList) {
   };
 }
 
+/**
+ * The caller's list (null: none yet), read with a tombstone shard: its counts leave out the items
+ * of titles deleted since, whose cascade has not removed them yet (§5.1).
+ */
+async function readList(kind: PlaylistKind, req: ApiRequest): Promise<StoredList | null> {
+  const [item, tomb] = await getItems([listKey(kind, userOf(req)), tombstoneKey(req.requestId)]);
+  const stored = storedList(kind, item);
+  return stored && { ...stored, counts: await countsWithoutDeleted(kind, userOf(req), stored.counts, new Deleted(tomb)) };
+}
+
 /** The caller's list; created blank by this first use if it does not exist (§3.11). */
 async function listOfCaller(kind: PlaylistKind, req: ApiRequest): Promise<StoredList> {
-  return (await getList(kind, userOf(req))) ?? ensureList(kind, userOf(req), blankList(newId(), now()));
+  return (await readList(kind, req)) ?? ensureList(kind, userOf(req), blankList(newId(), now()));
 }
 
 export const getListOperation =
@@ -59,7 +69,7 @@ export const patchListOperation =
   (kind: PlaylistKind): Operation =>
   (req) =>
     retrying(async () => {
-      const existing = await getList(kind, userOf(req));
+      const existing = await readList(kind, req);
       const stored = existing ?? { record: blankList(newId(), now()), rev: 0, counts: {} };
       checkIfMatch(req.ifMatch, recordEtag(listView(kind, req, stored)));
       const input = validBody(listBody, req.rawBody) as Partial<ListRecord>;
@@ -143,7 +153,11 @@ export const createItemOperation =
     };
   };
 
-/** `PATCH`: any subset of the write shape but the title's id (→ 400); `{}` changes nothing. */
+/**
+ * `PATCH`: any subset of the write shape but the title's id (→ 400); `{}` changes nothing. The
+ * rules are checked before the no-op shortcut: a progress field is checked whenever it is sent
+ * (§3.11), also at its stored value (the title's count may have shrunk since).
+ */
 export const patchItemOperation =
   (kind: PlaylistKind): Operation =>
   (req) =>
@@ -153,12 +167,12 @@ export const patchItemOperation =
       if (kind.idField in req.rawBody) throw validationError({ [kind.idField]: [`The ${kind.titleKind.toLowerCase()} of an item cannot be changed.`] });
       const input = validBody(itemBodies(kind).patch, req.rawBody) as Record<string, unknown>;
       const before = stored.record;
+      const rec = title.rec as Record<string, unknown>;
+      const errors = itemErrors(kind, { ...before, ...input }, input, rec);
+      if (Object.keys(errors).length > 0) throw validationError(errors);
       const changed = Object.keys(input).filter((k) => JSON.stringify(input[k]) !== JSON.stringify(before[k]));
       if (changed.length === 0) return { status: 200, body: itemView(kind, before, title) };
-      const rec = title.rec as Record<string, unknown>;
       const after = { ...before, ...input, title_name: rec.name, updated_at: now() } as ItemRecord;
-      const errors = itemErrors(kind, after, input, rec);
-      if (Object.keys(errors).length > 0) throw validationError(errors);
       await commitContended(itemPlan({ kind, userId: userOf(req), before: stored, after, blank: blankList(newId(), now()), titleGone: { what: 'error', error: noSuchItem } }));
       return { status: 200, body: itemView(kind, after, await titleNow(kind, before[kind.idField] as string, title)) };
     });

@@ -105,6 +105,9 @@ export const conflict = (field: string, message: string, existingId?: string) =>
     errors: { [field]: [message] },
     ...(existingId === undefined ? {} : { existing_id: existingId }),
   });
+/** Sign-in refusals (§4.19; social sign-in, §4.17). */
+export const invalidCredentials = () => new HttpError('invalid-credentials', 'No active account found with the given credentials.');
+export const accountInactive = () => new HttpError('account-inactive', 'This account is not active.');
 export const serviceUnavailable = (retryAfter = 2) =>
   new HttpError('service-unavailable', 'A dependency is temporarily unavailable; retry later.', {
     retry_after: retryAfter,

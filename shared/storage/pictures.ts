@@ -1,7 +1,8 @@
 /**
- * Uploaded picture files in object storage (API.md §4.9, DESIGN.md §5). A file is stored
- * unchanged under a key the server chooses, `pictures/<person id>/<new id>.<ext>`, with the
- * Content-Type of what its content is (shared/domain/images.ts), and is served publicly at
+ * Uploaded picture files in object storage (API.md §4.9, §7.1, DESIGN.md §5). A file holds the
+ * bytes judgeImage chose (shared/domain/images.ts: the image without its metadata and without
+ * bytes after its end), under a key the server chooses, `pictures/<person id>/<new id>.<ext>`,
+ * with the Content-Type of what its content is, and is served publicly at
  * `<PICTURES_BASE_URL>/<key>`: on AWS the pictures distribution in front of the private bucket
  * (infra/aws/storage.ts), locally the S3 emulator's URL of the bucket (plain http on localhost).
  * The bucket is PICTURES_BUCKET; the endpoint comes from AWS_ENDPOINT_URL_S3 where one is set
@@ -74,7 +75,7 @@ export interface StoredPicture {
 /** A new key for an image of a person (never used before), chosen before it is stored (an upload guards it first). */
 export const newPictureKey = (personId: string, image: Pick<JudgedImage, 'type'>): string => `${PICTURES_PREFIX}${personId}/${newId()}.${IMAGE_TYPES[image.type].ext}`;
 
-/** Stores an accepted image of a person as sent (under `key`, default a new one); its key and public URL. */
+/** Stores an accepted image of a person, its bytes as judged (under `key`, default a new one); its key and public URL. */
 export async function storePicture(personId: string, image: JudgedImage, key = newPictureKey(personId, image)): Promise<StoredPicture> {
   const type = IMAGE_TYPES[image.type];
   await objectRequest('PUT', key, { 'content-type': type.mime, 'cache-control': PICTURE_CACHE_CONTROL }, image.bytes);

@@ -9,6 +9,7 @@
  */
 import { coVotes, type CoVoteStats } from '../../shared/domain/co-votes.js';
 import { MAX_WORK } from '../../shared/domain/recommendations-job.js';
+import { MIN_VOTES } from '../../shared/domain/recommendations.js';
 import { rng } from '../support/rng.js';
 
 const [items = 1_000_000, users = 100_000, titles = 30_000, only] = process.argv.slice(2).map(Number);
@@ -67,7 +68,7 @@ function run(shape: Shape, seed: number) {
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
   const stats: CoVoteStats = { increments: 0, lists: 0, sampledAt: null, sampledUsers: 0 };
-  const out = coVotes({ listers, users, tieRank, cap: 50, maxWork: MAX_WORK }, stats);
+  const out = coVotes({ listers, users, tieRank, cap: 50, minVotes: MIN_VOTES, maxWork: MAX_WORK }, stats);
   const ms = performance.now() - started;
   const heapAfter = process.memoryUsage().heapUsed;
   console.log(

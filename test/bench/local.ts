@@ -134,7 +134,8 @@ export async function startBenchEnv(opts: { dataDir?: string } = {}): Promise<Be
 }
 
 /** An active account of the role with its profile, as registration and activation leave it (no password). */
-async function createBenchUser(role: Role): Promise<string> {
+/** A new active user of the role in the current table (TABLE_NAME): its id. */
+export async function createBenchUser(role: Role): Promise<string> {
   const id = newId();
   const username = `bench_${role}_${id.slice(0, 8).replace(/[^A-Za-z0-9]/g, 'x')}`;
   const account = newAccount({ id, email: `${username.toLowerCase()}@example.org`, username, passwordHash: null, active: true, role });

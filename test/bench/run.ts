@@ -15,7 +15,9 @@
  * import (`npm start`'s first start on an empty data dir: the bangumi-data import, timed), fuzz
  * (≥ 20,000 broken requests over the 151 operations: test/support/fuzz.ts), load (mixed read and
  * write workloads with autocannon over the community store, against a bare GetItem server) and
- * cost (the AWS bill per million requests and per month, from per-request measurements; load.ts).
+ * cost (the AWS bill per million requests and per month, from per-request measurements; load.ts)
+ * and consumers (the stream consumers: lag of reverse views under random concurrent writes,
+ * deliveries per record, the items one request causes to be written at the contract's maxima).
  * The specific rate limits are off while the bench runs.
  */
 import { writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { fuzzSection } from './fuzz.js';
 import { bundlesSection } from './bundles.js';
 import { catalogueSection } from './catalogue.js';
 import { callsSection } from './calls.js';
+import { consumersSection } from './consumers.js';
 import { communitySection } from './community.js';
 import { importSection } from './import.js';
 import { latencySection } from './latency.js';
@@ -52,6 +55,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   fuzz: { title: '11. Fuzz: every operation with broken input (no 5xx, problem documents, nothing stored by a refused request)', run: fuzzSection, needsRuntime: true },
   load: { title: '12. Load: mixed reads and writes over the community store vs a bare GetItem server', run: loadSection, needsRuntime: true },
   cost: { title: '13. What it costs to run on AWS: per million requests and per month', run: costSection, needsRuntime: true },
+  consumers: { title: '14. Stream consumers: lag of reverse views under churn, deliveries per record, write fan-out at the maxima', run: consumersSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {

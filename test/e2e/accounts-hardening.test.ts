@@ -53,12 +53,18 @@ describe('squatting: the owner of an address takes it back from a registration t
     expect((await post('/api/users/reset_password_confirm/', { ...reset, new_password: OWNER_PASSWORD, re_new_password: OWNER_PASSWORD })).status).toBe(204);
     const e3 = await waitForEmail(victim, { subject: 'Your account is active' });
     expect(e3.text).toContain('replaces the registration');
+    // reset_password_confirm sends E5 whatever the account was (§4.21.3, §6): the time, and advice.
+    const e5 = await waitForEmail(victim, { subject: 'Your password was changed' });
+    expect(e5.text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+    expect(e5.text).toContain('If this was not you');
 
     // A new account: new id, a username from the address, the owner's password; the registration is gone.
     const owner = (await getUserByEmail(victim))!;
     expect(owner.record.id).not.toBe(reg.id);
     expect(owner.record.is_active).toBe(true);
     expect(owner.record.username.toLowerCase()).not.toBe(squat.toLowerCase());
+    // The username is derived from the address's local part (§4.21.3), which is free here.
+    expect(owner.record.username).toBe(victim.split('@')[0]);
     expect(e3.text).toContain(owner.record.username);
     expect(await getUser(reg.id)).toBeNull();
     const tokens = expectJson(await signInWith(victim, OWNER_PASSWORD), 200);

@@ -163,19 +163,25 @@ describe('every route group', () => {
     expect(seen.filter((t) => t.component === 'tokens.refresh' && t.action === 'dynamodb:UpdateItem').map((t) => t.pk)).toContain(`AUTH#${account.id}`);
   });
 
-  it('social sign-in: the state, the link, the account and its token family', async () => {
-    const seen = await touching(async () => {
+  it('social sign-in: the state, the link, the account and its token family; linking an existing account queues E10', async () => {
+    const email = `social.${randomUUID()}@example.org`;
+    const signIn = async () => {
       const start = expectJson(await send(server, 'GET', `/api/socials/o/fake/?redirect_uri=${encodeURIComponent(REDIRECT)}`), 200);
       const url = new URL(start.authorization_url);
       const now = Math.floor(Date.now() / 1000);
-      const claims = { iss: fake.issuer, aud: 'fake-client', sub: randomUUID(), iat: now, exp: now + 300, nonce: url.searchParams.get('nonce'), email: `social.${randomUUID()}@example.org`, email_verified: true };
+      // A new identity each time: the first creates the account, the second is linked to it.
+      const claims = { iss: fake.issuer, aud: 'fake-client', sub: randomUUID(), iat: now, exp: now + 300, nonce: url.searchParams.get('nonce'), email, email_verified: true };
       const idToken = await fake.idToken(claims);
       fake.answer = () => ({ status: 200, body: { access_token: 'at', token_type: 'Bearer', id_token: idToken } });
       expectJson(await send(server, 'POST', '/api/socials/o/fake/', { body: { code: 'c', state: url.searchParams.get('state') } }), 201);
+    };
+    const seen = await touching(async () => {
+      await signIn();
+      await signIn();
     });
     expect(keysOf(seen, 'socials.start').every((pk) => pk!.startsWith('SOCIAL#STATE#'))).toBe(true);
-    expect(keysOf(seen, 'socials.start').length).toBe(1);
-    expect(keysOf(seen, 'socials.finish').length).toBeGreaterThan(0);
+    expect(keysOf(seen, 'socials.start').length).toBe(2);
+    expect(keysOf(seen, 'socials.finish').some((pk) => pk!.startsWith('OUTBOX#'))).toBe(true);
   });
 });
 

@@ -2,9 +2,12 @@
  * Person pictures (API.md §4.9): `POST /api/persons/{id}/create-picture/` with real image bytes
  * (test/fixtures/images, PNGs encoded by test/support/images.ts) in multipart bodies written
  * byte by byte, the stored file fetched back from the S3 emulator, and
- * `GET /api/persons/{id}/pictures/`. Also: the files of uploaded pictures that a PATCH/PUT drops
- * or the person's deletion removes are queued (FILE#GONE) in the write's transaction and removed
- * by the cleanup job; refusals store nothing.
+ * `GET /api/persons/{id}/pictures/`. Stored files hold no metadata and nothing after the image's
+ * end (§7.1): uploads carrying HTML after IEND, scripts in PNG text chunks, EXIF with GPS, XMP
+ * and comments are read back by their URL and checked byte by byte; animations and malformed
+ * chunk structures are refused. Also: the files of uploaded pictures that a PATCH/PUT drops or
+ * the person's deletion removes are queued (FILE#GONE) in the write's transaction and removed by
+ * the cleanup job; refusals store nothing.
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +16,10 @@ import type { Role } from '../../shared/auth/roles.js';
 import { dueFiles, UPLOAD_GUARD_SECONDS } from '../../shared/db/files.js';
 import { picturesBucket } from '../../shared/storage/pictures.js';
 import { expectErrors, expectJson, expectProblem, ID, send, TIMESTAMP, uniqueName, usersByRole, walk } from '../support/contract.js';
-import { encodePng, fixture } from '../support/images.js';
+import {
+  commentSegment, encodeApng, encodePng, exifSegment, exifTiff, expectStoredImage, extendWebp, fixture, insertJpegSegments, insertPngChunks, keepPngChunks, metadataLeft,
+  pngChunk, pngItxt, pngText, pngZtxt, STORED_PNG_CHUNKS, webpChunk, webpChunks, webpFile, XMP_PACKET, xmpSegment,
+} from '../support/images.js';
 import { formData, type Part } from '../support/multipart.js';
 import { useServer } from '../support/server.js';
 
@@ -45,10 +51,10 @@ const keyOf = (url: string) => url.slice(url.indexOf('/pictures/') + 1);
 
 describe('POST /api/persons/{id}/create-picture/', () => {
   it.each([
-    ['baseline.jpg', 'image/jpeg'],
-    ['rgba.png', 'image/png'],
-    ['lossless.webp', 'image/webp'],
-  ])('%s: 201 Picture with its size; the file is stored unchanged and served at its URL; no Location, no ETag', async (name, mime) => {
+    ['baseline.jpg', 'image/jpeg', (b: Buffer) => b],
+    ['rgba.png', 'image/png', (b: Buffer) => keepPngChunks(b, STORED_PNG_CHUNKS)], // without ImageMagick's tIME, bKGD and tEXt
+    ['lossless.webp', 'image/webp', (b: Buffer) => b],
+  ])('%s: 201 Picture with its size; the image is stored and served at its URL; no Location, no ETag', async (name, mime, storedOf) => {
     const p = await person();
     const before = await send(server, 'GET', `/api/persons/${p.id}/`);
     const bytes = fixture(name);
@@ -68,7 +74,7 @@ describe('POST /api/persons/{id}/create-picture/', () => {
     const file = await fetch(pic.url);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe(mime);
-    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(Buffer.from(await file.arrayBuffer()).equals(storedOf(bytes))).toBe(true);
     // Appended to the person's pictures; the person's updated_at and ETag change (§1.3).
     const list = await pictures(p.id);
     expect(list).toEqual({ count: 1, next: null, previous: null, results: [pic] });
@@ -162,6 +168,69 @@ describe('POST /api/persons/{id}/create-picture/', () => {
     } finally {
       process.env.RATE_LIMITS = saved;
     }
+  });
+});
+
+/** The stored file of an uploaded picture, read back by its URL. */
+const served = async (pic: { url: string }) => {
+  const file = await fetch(pic.url);
+  expect(file.status).toBe(200);
+  return { type: file.headers.get('content-type'), bytes: Buffer.from(await file.arrayBuffer()) };
+};
+
+describe('uploaded files are stored without metadata or bytes after the image’s end (§7.1)', () => {
+  const [vp8x, ...webpRest] = webpChunks(fixture('extended.webp')).chunks;
+  it.each([
+    ['a PNG with an HTML page appended after IEND', Buffer.concat([fixture('rgba.png'), Buffer.from('<html><script>fetch("/api/users/me/")</script></html>')]), keepPngChunks(fixture('rgba.png'), STORED_PNG_CHUNKS)],
+    [
+      'a PNG whose tEXt holds a script, with zTXt, iTXt and eXIf (GPS)',
+      insertPngChunks(encodePng(4, 3), 'IDAT', pngText('Comment', '<script>alert(document.cookie)</script>'), pngZtxt('Description', '<svg onload=alert(1)>'), pngItxt('Author', '<html>'), pngChunk('eXIf', exifTiff())),
+      encodePng(4, 3),
+    ],
+    ['a JPEG with EXIF holding a GPS IFD, and a comment with GPS text', insertJpegSegments(fixture('baseline.jpg'), exifSegment(), commentSegment('GPS 48.858222 N, 2.294500 E')), fixture('baseline.jpg')],
+    ['a JPEG with XMP, and bytes after EOI', Buffer.concat([insertJpegSegments(fixture('progressive.jpg'), xmpSegment()), fixture('gray.jpg')]), fixture('progressive.jpg')],
+    [
+      'a WebP with EXIF (GPS) and XMP chunks, and bytes after the RIFF',
+      Buffer.concat([extendWebp(fixture('extended.webp'), { flags: 0x08 | 0x04, last: [webpChunk('EXIF', exifTiff()), webpChunk('XMP ', Buffer.from(XMP_PACKET))] }), Buffer.from('<html>')]),
+      webpFile(webpChunk('VP8X', vp8x!.data), ...webpRest.map((c) => webpChunk(c.type, c.data))),
+    ],
+  ])('%s: 201; the file read back by its URL is the image alone, of the same size', async (_, sent, expected) => {
+    const p = await person();
+    const pic = expectJson(await upload(p.id, [image(sent, 'upload.bin', 'application/octet-stream')]), 201);
+    const file = await served(pic);
+    expect(metadataLeft(sent).length).toBeGreaterThan(0);
+    expect(metadataLeft(file.bytes)).toEqual([]);
+    expect(file.bytes.equals(expected)).toBe(true);
+    // Read back: only the parts that may stay, every PNG CRC right, nothing after the end; the same type and size.
+    const type = ({ 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' } as const)[file.type as 'image/png'];
+    expectStoredImage(file.bytes, { type, width: pic.width, height: pic.height });
+    expect(await storedFiles(p.id)).toEqual([keyOf(pic.url)]);
+  });
+
+  it('an animated PNG or WebP, and malformed chunk structures → 400 errors.image; nothing stored', async () => {
+    const p = await person();
+    const badCrc = insertPngChunks(encodePng(4, 3), 'IDAT', pngText('Comment', 'hello'));
+    badCrc[badCrc.indexOf('hello')] = 0x48; // the text changes, its CRC does not
+    const longChunk = insertPngChunks(encodePng(4, 3), 'IDAT', pngText('Comment', 'hello'));
+    longChunk.writeUInt32BE(100_000, longChunk.indexOf('tEXt') - 4);
+    const [vp8] = webpChunks(fixture('lossy.webp')).chunks;
+    const runaway = webpFile(webpChunk(vp8!.type, vp8!.data), webpChunk('EXIF', exifTiff()));
+    runaway.writeUInt32LE(5000, runaway.indexOf('EXIF') + 4); // the EXIF chunk runs past the RIFF's end
+    const endless = Buffer.from(fixture('baseline.jpg').subarray(0, -2)); // a scan without EOI
+    const cases: [Buffer, RegExp][] = [
+      [encodeApng(3, 2), /animated/],
+      [fixture('animated.webp'), /animated/],
+      [badCrc, /checksum mismatch/],
+      [longChunk, /truncated/],
+      [runaway, /truncated/],
+      [endless, /truncated/],
+    ];
+    for (const [bytes, reason] of cases) {
+      const problem = expectErrors(await upload(p.id, [image(bytes, 'upload.bin', 'application/octet-stream')]), 400, 'validation-error', ['image']);
+      expect(problem.errors.image[0]).toMatch(reason);
+    }
+    expect((await pictures(p.id)).count).toBe(0);
+    expect(await storedFiles(p.id)).toEqual([]);
   });
 });
 

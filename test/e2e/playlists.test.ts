@@ -159,6 +159,29 @@ describe('items', () => {
     expect((await added(me, { anime_id: open.id, episodes_watched: 5000 })).episodes_watched).toBe(5000);
   });
 
+  it('a progress field is checked against the title whenever it is sent, even at its stored value; one not sent is not checked (§3.11)', async () => {
+    const me = await member();
+    const a = await anime({ episodes: 12 });
+    const item = await added(me, { anime_id: a.id, episodes_watched: 10 });
+    const path = `${ITEMS}${item.id}/`;
+    expectJson(await call(editor, 'PATCH', `/api/animes/${a.id}/`, { episodes: 5 }), 200);
+    expectErrors(await call(me, 'PATCH', path, { episodes_watched: 10 }), 400, 'validation-error', ['episodes_watched']);
+    expectErrors(await call(me, 'PATCH', path, { episodes_watched: 10, notes: 'same count' }), 400, 'validation-error', ['episodes_watched']);
+    expect(expectJson(await call(me, 'PATCH', path, {}), 200).episodes_watched).toBe(10);
+    expect(expectJson(await call(me, 'PATCH', path, { score: 8 }), 200)).toMatchObject({ episodes_watched: 10, score: 8 });
+    expect(expectJson(await call(me, 'PATCH', path, { episodes_watched: 5 }), 200).episodes_watched).toBe(5);
+
+    const m = await manga({ chapters: 100, volumes: 10 });
+    const mangas = '/api/playlists/mangalist/mangas/';
+    const mi = expectJson(await call(me, 'POST', mangas, { manga_id: m.id, chapters_read: 90, volumes_read: 9 }), 201);
+    const mpath = `${mangas}${mi.id}/`;
+    expectJson(await call(editor, 'PATCH', `/api/mangas/${m.id}/`, { chapters: 50, volumes: 5 }), 200);
+    expectErrors(await call(me, 'PATCH', mpath, { chapters_read: 90 }), 400, 'validation-error', ['chapters_read']);
+    expectErrors(await call(me, 'PATCH', mpath, { volumes_read: 9 }), 400, 'validation-error', ['volumes_read']);
+    expectErrors(await call(me, 'PATCH', mpath, { chapters_read: 90, volumes_read: 9 }), 400, 'validation-error', ['chapters_read', 'volumes_read']);
+    expect(expectJson(await call(me, 'PATCH', mpath, { notes: 'not sent, not checked' }), 200)).toMatchObject({ chapters_read: 90, volumes_read: 9 });
+  });
+
   it('PATCH changes only what is sent ({} nothing), with If-Match; DELETE removes it (then 404)', async () => {
     const me = await member();
     const a = await anime();

@@ -2,7 +2,8 @@
  * Recommendations (API.md §4.1.2 `recommendations/`, §4.14, §5.4, §5.5) and home (§4.5), on the
  * real engines: users with high, low and favourite list items; the recommendations job run as
  * EventBridge would; every per-title list against a recount of the items (votes, order, the cap
- * of 50); personalised lists (seeds: the 50 most recently updated high-or-favourite items; the
+ * of 50, only pairs with at least 3 votes: fewer would show what one user's private list holds —
+ * the mangas' pairs of 1 and 2 votes are never shown, that of 3 is); personalised lists (seeds: the 50 most recently updated high-or-favourite items; the
  * caller's titles and deleted ones left out) and the popular fallback (the `popularity`
  * ordering the rankings job keeps, set here as a rankings run would); home's keys and sections,
  * anonymous and signed in; a second run writes nothing; a failing run leaves the previous lists
@@ -16,6 +17,7 @@ import { loadTitle, titleWrite, type TitleDef } from '../../shared/db/titles.js'
 import type { BaseRecord } from '../../shared/db/records.js';
 import { setClock } from '../../shared/clock.js';
 import type { RunSummary } from '../../shared/domain/recommendations-job.js';
+import { MIN_VOTES } from '../../shared/domain/recommendations.js';
 import { expectErrors, expectJson, expectProblem, searchKey, send, TIMESTAMP, uniqueName, walk } from '../support/contract.js';
 import { failWritesOf, runJob } from '../support/jobs.js';
 import { compareCodePoints } from '../support/list-rules.js';
@@ -82,7 +84,7 @@ function expectedFor(kind: string, a: string, scores: Map<string, number | null>
   const entries = titlesOf(kind)
     .filter((b) => b !== a)
     .map((b) => ({ id: b, votes: votes(a, b) }))
-    .filter((e) => e.votes >= 1);
+    .filter((e) => e.votes >= MIN_VOTES);
   return ordered(entries, scores)
     .slice(0, 50)
     .filter((e) => !gone.has(e.id));
@@ -125,7 +127,8 @@ beforeAll(async () => {
   setClock('2025-11-03T12:00:00.000Z');
   editor = (await server.user('contributor')).auth;
   moderator = (await server.user('moderator')).auth;
-  // 64 animes: T0…T55 listed high by the heavy user H; T56, T57 by V (and F's favourite); T58…T63 by others.
+  // 64 animes: T0…T55 listed high by the heavy user H (and H2, H3 alike: the 3 votes a pair needs);
+  // T56, T57 with T0 by V (V2, V3 alike; and F's favourite); T58…T63 by others.
   // Names with case and accents, so the name order is N's; T0…T13 and T58…T63 air in fall 2025 (home's current season), T56, T57 in winter 2026.
   const prefixes = ['alpha', 'Beta', 'élan', 'Zeta', 'gamma', 'Ōmega', 'delta', 'Echo'];
   for (let i = 0; i < 64; i += 8) {
@@ -149,13 +152,17 @@ beforeAll(async () => {
     names.set(m.id, m.name);
     kindOf.set(m.id, 'manga');
   }
-  for (const u of ['H', 'V', 'F', 'P', 'Q', ...Array.from({ length: 10 }, (_, i) => `R${i}`)]) users[u] = await server.user('member');
-  // H: 56 high items, T0 first (its oldest).
-  for (let i = 0; i < 56; i++) await list('anime', 'H', T[i]!, 7 + (i % 4));
-  // V: T0, T56, T57 high; F: T57 as a favourite scored 0 (a seed that is not high); P: one low item (no seed).
-  await list('anime', 'V', T[0]!, 9);
-  await list('anime', 'V', T[56]!, 8);
-  await list('anime', 'V', T[57]!, 7);
+  for (const u of ['H', 'H2', 'H3', 'V', 'V2', 'V3', 'F', 'P', 'Q', 'Q2', 'Q3', ...Array.from({ length: 10 }, (_, i) => `R${i}`)]) users[u] = await server.user('member');
+  // H, H2, H3: 56 high items, T0 first (its oldest).
+  await Promise.all(['H', 'H2', 'H3'].map(async (u) => {
+    for (let i = 0; i < 56; i++) await list('anime', u, T[i]!, 7 + (i % 4));
+  }));
+  // V, V2, V3: T0, T56, T57 high; F: T57 as a favourite scored 0 (a seed that is not high); P: one low item (no seed).
+  for (const u of ['V', 'V2', 'V3']) {
+    await list('anime', u, T[0]!, 9);
+    await list('anime', u, T[56]!, 8);
+    await list('anime', u, T[57]!, 7);
+  }
   await list('anime', 'F', T[57]!, 0, true);
   await list('anime', 'P', T[5]!, 3);
   // Ten users with 12 items each among T1…T55 and T58…T63: scores 0–10, some favourites.
@@ -170,13 +177,19 @@ beforeAll(async () => {
   await Promise.all(plans.map(async (plan, k) => {
     for (const p of plan) await list('anime', `R${k}`, p.t, p.score, p.fav);
   }));
-  // Mangas: M0+M1 high twice, M0+M2 once; Q lists M1 low.
+  // Mangas: M0+M1 high three times (shown), M1+M2 twice and M0+M2 once (never shown); Q lists M1 low.
   await list('manga', 'R0', M[0]!, 8);
   await list('manga', 'R0', M[1]!, 9);
   await list('manga', 'R1', M[0]!, 10);
   await list('manga', 'R1', M[1]!, 7);
+  await list('manga', 'R3', M[0]!, 7);
+  await list('manga', 'R3', M[1]!, 8);
   await list('manga', 'R2', M[0]!, 7);
   await list('manga', 'R2', M[2]!, 7);
+  await list('manga', 'R4', M[1]!, 8);
+  await list('manga', 'R4', M[2]!, 9);
+  await list('manga', 'R5', M[1]!, 7);
+  await list('manga', 'R5', M[2]!, 7);
   await list('manga', 'Q', M[1]!, 2);
 }, 600_000);
 afterAll(() => setClock(null));
@@ -219,13 +232,13 @@ describe('the recommendations job', () => {
     }
   });
 
-  it('mangas: votes from high items only (a low item counts for nothing)', async () => {
-    const page = await get(`/api/mangas/${M[0]}/recommendations/`);
-    expect(page.results.map((r: any) => [r.id, r.votes])).toEqual([
-      [M[1], 2],
-      [M[2], 1],
-    ]);
-    expect((await get(`/api/mangas/${M[2]}/recommendations/`)).results.map((r: any) => [r.id, r.votes])).toEqual([[M[0], 1]]);
+  it('mangas: votes from high items only (a low item counts for nothing); a pair of 1 or 2 votes is never shown, one of 3 is', async () => {
+    expect([votes(M[0]!, M[1]!), votes(M[1]!, M[2]!), votes(M[0]!, M[2]!)]).toEqual([3, 2, 1]);
+    expect((await get(`/api/mangas/${M[0]}/recommendations/`)).results.map((r: any) => [r.id, r.votes])).toEqual([[M[1], 3]]);
+    expect((await get(`/api/mangas/${M[1]}/recommendations/`)).results.map((r: any) => [r.id, r.votes])).toEqual([[M[0], 3]]);
+    expect(await get(`/api/mangas/${M[2]}/recommendations/`)).toMatchObject({ count: 0, results: [] });
+    // Nor in what is stored: the job writes no list for M2.
+    expect(first.manga).toMatchObject({ titles: 3, lists: 2, written: 2 });
   });
 
   it('a second run with nothing changed writes no list, and only moves refreshed_at', async () => {
@@ -314,8 +327,10 @@ describe('personalised and popular lists', () => {
     expect((await get('/api/recommendations/manga/', users.Q!.auth)).results).toEqual([]);
   });
 
-  it('manga personalised: R2 gets M1 (votes from M0\'s list) but not its own titles', async () => {
-    expect((await get('/api/recommendations/manga/', users.R2!.auth)).results.map((r: any) => [r.id, r.votes, r.source])).toEqual([[M[1], 2, 'personalized']]);
+  it('manga personalised: R2 gets M1 (votes from M0\'s list) but not its own titles; R4 and R5 nothing from M2 (their pair has 2 votes)', async () => {
+    expect((await get('/api/recommendations/manga/', users.R2!.auth)).results.map((r: any) => [r.id, r.votes, r.source])).toEqual([[M[1], 3, 'personalized']]);
+    // R4's seeds M1 and M2: M1's list is M0 (3 votes); M2's is empty.
+    expect((await get('/api/recommendations/manga/', users.R4!.auth)).results.map((r: any) => [r.id, r.votes, r.source])).toEqual([[M[0], 3, 'personalized']]);
   });
 
   it('a deleted title leaves every list at once (its tombstone), and count follows', async () => {
@@ -401,9 +416,11 @@ describe('a failing run', () => {
   it('keeps the previous lists and refreshed_at; the next run shows the change', async () => {
     const before = new Map<string, unknown>();
     for (const a of [T[60]!, T[61]!, T[0]!]) before.set(a, await get(`/api/animes/${a}/recommendations/?limit=50`));
-    // New co-votes for T60 and T61; every write of T61's list fails.
-    await list('anime', 'Q', T[60]!, 10);
-    await list('anime', 'Q', T[61]!, 10);
+    // New co-votes for T60 and T61 (3, so that the pair is shown); every write of T61's list fails.
+    for (const u of ['Q', 'Q2', 'Q3']) {
+      await list('anime', u, T[60]!, 10);
+      await list('anime', u, T[61]!, 10);
+    }
     const restore = failWritesOf(`RECS#ANIME#${T[61]}`);
     try {
       await expect(runJob('recommendations', new Date())).rejects.toThrow(/injected engine failure/);

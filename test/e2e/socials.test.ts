@@ -17,7 +17,7 @@ import { socialLinksOfUser } from '../../shared/db/social.js';
 import { deleteUserPlan, getUser, getUserByEmail, pendingRegistrations, replaceUserPlan } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { expectErrors, expectJson, expectProblem, send, type Sent } from '../support/contract.js';
-import { emailToken, waitForEmail } from '../support/mail.js';
+import { emailsTo, emailToken, waitForEmail } from '../support/mail.js';
 import { startFakeProvider, startOidcProvider, type FakeProvider, type OidcProvider } from '../support/identity-providers.js';
 import { useServer } from '../support/server.js';
 
@@ -205,17 +205,110 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     expect(profile.record).toMatchObject({ first_name: '', last_name: '', image: null });
   });
 
-  it('links the account with that e-mail (case-insensitively), which keeps its password', async () => {
+  it('links the account with that e-mail (case-insensitively); its password stops working', async () => {
     const existing = await existingAccount({ active: true });
     const t = tag();
     const body = expectJson(await signInWith('testidp', `link-${t}`, { email: existing.email.toUpperCase(), email_verified: true, given_name: 'Not', family_name: 'Copied' }), 201);
     expect(body.user).toEqual({ id: existing.id, username: existing.username, email: existing.email });
     expect(await socialLinksOfUser(existing.id)).toHaveLength(1);
-    expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: existing.email, password: PASSWORD } }), 200);
+    // §4.17 step 5: password sign-in is refused until a new password is set through reset_password.
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: existing.email, password: PASSWORD } }), 401, 'invalid-credentials');
     // The profile is the account's own; sign-in does not overwrite it.
     expect((await getProfileOfUser(existing.id))!.record.first_name).toBe('');
     // Later sign-ins go through the link.
     expect(expectJson(await signInWith('testidp', `link-${t}`), 201).user.id).toBe(existing.id);
+  });
+
+  it('linking an existing account revokes every session, refuses its password until a reset, and sends E10 (§4.17 step 5)', async () => {
+    // The attacker registers the victim's address with a password of their choosing; the victim
+    // activates it from the E1 they received. The attacker signs in, keeps a session and starts
+    // moving the account to an address of theirs.
+    const t = tag();
+    const victim = `owner_${t}@example.org`;
+    const attackerEmail = `attacker_${t}@example.org`;
+    const reg = expectJson(await send(server, 'POST', '/api/users/', { body: { email: victim, username: `reg_${t}`, password: PASSWORD, re_password: PASSWORD } }), 201);
+    expect((await send(server, 'POST', '/api/users/activation/', { body: emailToken(await waitForEmail(victim, { subject: 'Activate your account' })) })).status).toBe(204);
+    const attacker = expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: PASSWORD } }), 200);
+    const attackerAuth = { authorization: `Bearer ${attacker.access}` };
+    expectJson(await send(server, 'GET', '/api/users/me/', { headers: attackerAuth }), 200);
+    const moving = { current_password: PASSWORD, new_email: attackerEmail, re_new_email: attackerEmail };
+    expect((await send(server, 'POST', '/api/users/set_email/', { body: moving, headers: attackerAuth })).status).toBe(204);
+    const change = emailToken(await waitForEmail(attackerEmail, { subject: 'Confirm your new email address' }));
+    // A reset asked for before the link.
+    expect((await send(server, 'POST', '/api/users/reset_password/', { body: { email: victim } })).status).toBe(204);
+    const earlierReset = emailToken(await waitForEmail(victim, { subject: 'Reset your password' }));
+
+    // The owner signs in with a provider that asserts the address as verified: the identity is linked.
+    const before = Date.now();
+    const owner = expectJson(await signInWith('testidp', `hijacked-${t}`, { email: victim, email_verified: true }), 201);
+    expect(owner.user).toEqual({ id: reg.id, username: `reg_${t}`, email: victim });
+
+    // Every earlier session ends: the attacker's access token, refresh token (refresh and verify).
+    expectProblem(await send(server, 'GET', '/api/users/me/', { headers: attackerAuth }), 401, 'invalid-token');
+    expectProblem(await send(server, 'GET', '/api/animes/', { headers: attackerAuth }), 401, 'invalid-token');
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: attacker.access } }), 401, 'invalid-token');
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: attacker.refresh } }), 401, 'invalid-token');
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: attacker.refresh } }), 401, 'invalid-token');
+    // The password is refused, exactly as a wrong password or an unknown address is (§4.19), here
+    // and where `reset_email` checks it.
+    const refused = expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: PASSWORD } }), 401, 'invalid-credentials');
+    const unknown = expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: `nobody_${t}@example.org`, password: PASSWORD } }), 401, 'invalid-credentials');
+    expect({ ...refused, request_id: null }).toEqual({ ...unknown, request_id: null });
+    expectProblem(await send(server, 'POST', '/api/users/reset_email/', { body: { email: victim, password: PASSWORD, new_email: attackerEmail, re_new_email: attackerEmail } }), 401, 'invalid-credentials');
+    // As after a password change (§6): the e-mail change the attacker started is over (its token
+    // is stale, the address stays) and a reset token issued before is stale.
+    expectProblem(await send(server, 'POST', '/api/users/reset_email_confirm/', { body: change }), 403, 'stale-token');
+    expectProblem(await send(server, 'POST', '/api/users/reset_password_confirm/', { body: { ...earlierReset, new_password: 'another passphrase entirely', re_new_password: 'another passphrase entirely' } }), 403, 'stale-token');
+    expect((await getUser(reg.id))!.record.email).toBe(victim);
+    expect((await getUser(reg.id))!.priv.pending_email).toBeUndefined();
+
+    // The owner is signed in: the new pair works, refresh included.
+    const ownerAuth = { authorization: `Bearer ${owner.access}` };
+    expectJson(await send(server, 'GET', '/api/users/me/', { headers: ownerAuth }), 200);
+    const rotated = expectJson(await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: owner.refresh } }), 200);
+    expectJson(await send(server, 'GET', '/api/users/me/', { headers: { authorization: `Bearer ${rotated.access}` } }), 200);
+
+    // E10 tells the owner: the provider, the time (UTC), sessions signed out, a new password needed, advice.
+    const e10 = await waitForEmail(victim, { subject: 'A sign-in method was added' });
+    expect(e10.text).toContain('testidp');
+    const at = /(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) UTC/.exec(e10.text)?.[1];
+    expect(at).toBeDefined();
+    expect(Date.parse(`${at!.replace(' ', 'T')}Z`)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(e10.text).toContain('signed out');
+    expect(e10.text).toContain('Forgot password');
+    expect(e10.text).toContain('If this was not you');
+    expect(e10.text).not.toMatch(/^token: /m);
+    expect(e10.html).toContain('testidp');
+
+    // Signing in again through the link is an ordinary sign-in: nothing is revoked, no second E10.
+    expectJson(await signInWith('testidp', `hijacked-${t}`), 201);
+    expectJson(await send(server, 'GET', '/api/users/me/', { headers: { authorization: `Bearer ${rotated.access}` } }), 200);
+
+    // reset_password then works: a new password, and password sign-in with it.
+    const NEW = 'the owner’s own new passphrase';
+    expect((await send(server, 'POST', '/api/users/reset_password/', { body: { email: victim } })).status).toBe(204);
+    const reset = emailToken(await waitForEmail(victim, { subject: 'Reset your password', count: 2 }));
+    expect((await send(server, 'POST', '/api/users/reset_password_confirm/', { body: { ...reset, new_password: NEW, re_new_password: NEW } })).status).toBe(204);
+    await waitForEmail(victim, { subject: 'Your password was changed' });
+    expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: NEW } }), 200);
+    expectProblem(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: victim, password: PASSWORD } }), 401, 'invalid-credentials');
+    expect(await emailsTo(victim, { subject: 'A sign-in method was added' })).toHaveLength(1);
+  });
+
+  it('each new identity linked to an account revokes its sessions and sends E10 naming the provider', async () => {
+    const t = tag();
+    const first = expectJson(await signInWith('testidp', `multi-${t}`, { email: `multi.${t}@example.org`, email_verified: true }), 201);
+    // A second provider asserting the same address: linked to the same account.
+    idp.signInAs(`multi-${t}`);
+    const back = await idp.authorize((await start('testidp-post')).href, REDIRECT);
+    const second = expectJson(await finish('testidp-post', { code: back.searchParams.get('code'), state: back.searchParams.get('state') }), 201);
+    expect(second.user.id).toBe(first.user.id);
+    expectProblem(await send(server, 'GET', '/api/users/me/', { headers: { authorization: `Bearer ${first.access}` } }), 401, 'invalid-token');
+    expectJson(await send(server, 'GET', '/api/users/me/', { headers: { authorization: `Bearer ${second.access}` } }), 200);
+    const e10 = await waitForEmail(`multi.${t}@example.org`, { subject: 'A sign-in method was added' });
+    expect(e10.text).toContain('testidp-post');
+    // Creating the account was no link to an existing one: that one E10 only.
+    expect(await emailsTo(`multi.${t}@example.org`, { subject: 'A sign-in method was added' })).toHaveLength(1);
   });
 
   it('pre-hijacking: a registration the owner never activated is replaced, and nothing the registrant chose keeps working', async () => {

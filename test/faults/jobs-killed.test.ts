@@ -38,7 +38,8 @@ const cat = catalogue({
   // numbers stay 0), which keeps three runs per job within seconds.
   lean: true,
 });
-const comm = community(cat, { users: 30, items: 250, reviews: 0 });
+// Enough users that pairs of titles reach the 3 votes a recommendation needs (§5.4): 13 titles get a list.
+const comm = community(cat, { users: 60, items: 600, reviews: 0 });
 /** The season refresh's "now" and data set: 24 titles of summer 2026, which it imports then. */
 const JUNE = '2026-06-20T04:00:00.000Z';
 const data = { items: Array.from({ length: 24 }, (_, i) => item(String(9100 + i), i % 3 === 0 ? { begin: '2026-04-09T15:00:00.000Z', broadcast: 'R/2026-04-09T15:00:00.000Z/P7D', end: '2026-06-25T15:30:00.000Z' } : {})) };

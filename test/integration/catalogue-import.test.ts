@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
 import { BulkWriter } from '../../shared/db/batch.js';
-import { bulkImport, importTitles, sourceCatalogue, type ImportSummary } from '../../shared/domain/catalogue-import.js';
-import { realSample } from '../support/bangumi-sample.js';
+import { bulkImport, importedId, importTitles, sourceCatalogue, type ImportSummary } from '../../shared/domain/catalogue-import.js';
+import { item, realSample } from '../support/bangumi-sample.js';
 import { expectJson, send } from '../support/contract.js';
 import { useServer } from '../support/server.js';
 import { scanAll, settled, sortKeys, type Item } from '../support/tables.js';
@@ -114,4 +114,31 @@ describe('catalogue import, bulk and through the write path', () => {
     const atom = expectJson(await send(server, 'GET', `/api/animes/?q=${encodeURIComponent('鉄腕アトム')}`), 200) as { results: Record<string, unknown>[] };
     expect(atom.results[0]).toMatchObject({ name_jpn: '鉄腕アトム', media_type: 'tv', aired_from: '1963-01-01', broadcast: { day: 'tuesday', time: '01:00', timezone: 'Asia/Tokyo' }, status: 'finished' });
   });
+});
+
+describe('the status an import sets', () => {
+  it('is the airing status job\'s, both ways: a title without an end new at the release finished 26 weeks after it started, a long-running one airing (§5.5)', async () => {
+    // The release of the pinned data set is 2026-04-25; 26 weeks before it, 2025-10-25.
+    const open = (id: string, begin: string) => item(id, { begin: `${begin}T15:00:00.000Z`, broadcast: `R/${begin}T15:00:00.000Z/P7D`, end: '' });
+    const sample = sourceCatalogue({ items: [open('951', '2026-02-28'), open('952', '1996-01-07'), open('953', '2026-07-02'), open('954', '2025-10-24')] }).titles;
+    const at = new Date('2026-11-29T03:00:00Z');
+    const statuses = async (table: string) => {
+      const items = await scanAll(table);
+      return ['951', '952', '953', '954'].map((id) => (items.get(`ANIME#${importedId(`bangumi:${id}`)} R`)?.rec as { status?: string } | undefined)?.status);
+    };
+    const table = process.env.TABLE_NAME!;
+    expect(await importTitles(sample, { now: at })).toMatchObject({ created: 4, failed: 0 });
+    const bulkTable = `bulk-${randomBytes(6).toString('hex')}`;
+    await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, bulkTable);
+    process.env.TABLE_NAME = bulkTable;
+    try {
+      await bulkImport(sample, { now: at, writer: new BulkWriter(4) });
+    } finally {
+      process.env.TABLE_NAME = table;
+    }
+    // 2026-03-01 + 26 weeks = 2026-08-30: finished; since 1996: airing; 2026-07-03 + 26 weeks = 2027-01-01: airing;
+    // 2025-10-25, exactly 26 weeks before the release (not less): airing.
+    expect(await statuses(table)).toEqual(['finished', 'airing', 'airing', 'airing']);
+    expect(await statuses(bulkTable)).toEqual(['finished', 'airing', 'airing', 'airing']);
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
 /**
- * Picture files in the real S3 emulator (shared/storage/pictures.ts, API.md §4.9): a file is
- * stored unchanged under a new key of its person, with the Content-Type of its content, and is
- * served at its public URL (locally the emulator's bucket URL); deleting it removes it, and
- * deleting a file that is already gone succeeds (the cleanup job repeats deletions).
+ * Picture files in the real S3 emulator (shared/storage/pictures.ts, API.md §4.9): a judged
+ * image's bytes (without its metadata, §7.1) are stored under a new key of its person, with
+ * the Content-Type of its content, and served at their public URL (locally the emulator's
+ * bucket URL); deleting a file removes it, and deleting a file that is already gone succeeds
+ * (the cleanup job repeats deletions).
  */
 import { describe, expect, it } from 'vitest';
 import { judgeImage } from '../../shared/domain/images.js';
@@ -14,9 +15,10 @@ describe('picture files', () => {
     ['baseline.jpg', 'image/jpeg', 'jpg'],
     ['rgba.png', 'image/png', 'png'],
     ['extended.webp', 'image/webp', 'webp'],
-  ])('%s is stored unchanged as %s and served at its URL', async (name, mime, ext) => {
-    const bytes = fixture(name);
-    const stored = await storePicture('person_1', judgeImage(bytes));
+  ])('%s is stored as judged, as %s, and served at its URL', async (name, mime, ext) => {
+    const image = judgeImage(fixture(name));
+    const { bytes } = image;
+    const stored = await storePicture('person_1', image);
     expect(stored.key).toMatch(new RegExp(`^pictures/person_1/[A-Za-z0-9_-]{22}\\.${ext}$`));
     expect(stored.url).toBe(`${process.env.PICTURES_BASE_URL}/${stored.key}`);
     expect(pictureKeyOf(stored.url)).toBe(stored.key);

@@ -1,8 +1,9 @@
 /**
  * The local stream poller (infra/local/streams.ts) on DynamoDB Local: Lambda-shaped events for
  * the records that pass a consumer's filter, retries from the first record a consumer reports
- * as failed (or of the whole batch when it throws) up to its retry count, and resuming after the
- * last processed record from a checkpoint file.
+ * as failed (or of the whole batch when it throws) up to its retry count, then that record given
+ * up as a dead letter and the ones after it delivered; consumers read independently (one held
+ * back never delays another); resuming after the last processed record from a checkpoint file.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,13 +28,14 @@ const consumer: StreamConsumerDecl = {
 const dir = mkdtempSync(join(tmpdir(), 'poller-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const start = (checkpointFile?: string): Promise<StreamPoller> =>
+const start = (checkpointFile?: string, opts: { consumers?: StreamConsumerDecl[]; deadLetterFile?: string } = {}): Promise<StreamPoller> =>
   startStreamPoller({
     endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
     table: process.env.TABLE_NAME!,
-    consumers: [consumer],
+    consumers: opts.consumers ?? [consumer],
     retryDelayMs: 20,
     ...(checkpointFile ? { checkpointFile } : {}),
+    ...(opts.deadLetterFile ? { deadLetterFile: opts.deadLetterFile } : {}),
   });
 
 /** The pk values of every record the probe was given, call by call (only `of`, when given). */
@@ -52,6 +54,8 @@ const write = (...pks: string[]) => commit(...pks.map((pk) => itemPlan(put({ pk,
 
 beforeEach(() => {
   probe.events.length = 0;
+  probe.calls.length = 0;
+  probe.hold.clear();
   probe.fail.clear();
   probe.throwOnce = false;
 });
@@ -76,8 +80,9 @@ describe('stream poller', () => {
     }
   });
 
-  it('retries from the first record reported as failed; passes a record over after its retries', async () => {
-    const poller = await start();
+  it('retries from the first record reported as failed; gives a record up after its retries, and delivers the ones after it', async () => {
+    const deadLetterFile = join(dir, 'dead-letters.jsonl');
+    const poller = await start(undefined, { deadLetterFile });
     try {
       const [a, b, c] = [`PROBE#a${newId()}`, `PROBE#b${newId()}`, `PROBE#c${newId()}`];
       probe.fail.set(b, 1);
@@ -91,14 +96,20 @@ describe('stream poller', () => {
       const [d, e] = [`PROBE#d${newId()}`, `PROBE#e${newId()}`];
       probe.fail.set(d, 99);
       await write(d, e);
-      await until(() => calls([d, e]).length >= 3);
+      await until(() => calls([d, e]).length >= 4);
       await new Promise((r) => setTimeout(r, 300));
-      // One call and two retries (retryAttempts: 2), then the poller moves on.
+      // One call and two retries (retryAttempts: 2), then d is given up and e delivered on its
+      // own (as bisecting isolates the failing record on AWS): nothing after it is lost.
       expect(calls([d, e])).toEqual([
         [d, e],
         [d, e],
         [d, e],
+        [e],
       ]);
+      expect(poller.deadLetters()).toEqual([expect.objectContaining({ consumer: 'probe', eventName: 'INSERT', keys: { pk: d, sk: 'X' }, deliveries: 3 })]);
+      expect(readFileSync(deadLetterFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l).keys.pk)).toEqual([d]);
+      // e was delivered with d three times, then alone.
+      expect(poller.stats().probe).toMatchObject({ givenUp: 1, maxDeliveries: 4 });
 
       probe.throwOnce = true;
       const f = `PROBE#f${newId()}`;
@@ -106,6 +117,31 @@ describe('stream poller', () => {
       await until(() => calls([f]).length >= 2);
       expect(calls([f])).toEqual([[f], [f]]);
     } finally {
+      await poller.stop();
+    }
+  });
+
+  it('consumers read independently: one that is held back (slow, or retrying) does not delay another', async () => {
+    const slow: StreamConsumerDecl = { ...consumer, name: 'slow' };
+    const fast: StreamConsumerDecl = { ...consumer, name: 'fast' };
+    let release!: () => void;
+    probe.hold.set('stream.slow', new Promise<void>((r) => (release = r)));
+    const poller = await start(undefined, { consumers: [slow, fast] });
+    try {
+      const [a, b] = [`PROBE#a${newId()}`, `PROBE#b${newId()}`];
+      await write(a);
+      await until(() => probe.calls.includes('stream.slow') && probe.calls.includes('stream.fast'));
+      // The slow consumer is still inside its first invocation; the fast one goes on.
+      await write(b);
+      await until(() => probe.events.some((e, i) => probe.calls[i] === 'stream.fast' && e.Records.some((r) => r.dynamodb!.Keys!.pk!.S === b)));
+      expect(probe.calls.filter((c) => c === 'stream.slow')).toHaveLength(1);
+      release();
+      await poller.caughtUp();
+      const seen = (name: string) => probe.events.flatMap((e, i) => (probe.calls[i] === name ? e.Records.map((r) => r.dynamodb!.Keys!.pk!.S!) : [])).filter((pk) => pk === a || pk === b);
+      expect(seen('stream.slow')).toEqual([a, b]);
+      expect(seen('stream.fast')).toEqual([a, b]);
+    } finally {
+      release();
       await poller.stop();
     }
   });

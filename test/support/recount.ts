@@ -23,15 +23,17 @@
  *  - nothing left half-done: no unapplied journal of a committed write nor deletion marker
  *    (staged.ts; journals of writes that never committed are inert), no pending cascade, no
  *    tombstone, no item of a list, review or title whose owner is gone; each user has its auth
- *    state.
+ *    state;
+ *  - the recommendation lists (shared/db/recommendations.ts) keep nothing they should not: none
+ *    of a title that is gone, and none still holds what the last completed run should have
+ *    removed — a version superseded before that run, or an empty list (whatever their entries).
  *
  * expectApiRecount does the same for the numbers the API shows, from what each user's list shows.
  *
  * Not checked: list sizes of the catalogue index (`K#L#…`, planner hints a redelivery may count
- * twice), the jobs' items (top lists, recommendations: the fault tests compare those with a
- * clean run), rate-limit counters, sessions, the outbox.
+ * twice), the jobs' results (top lists, the recommendations' entries: the fault tests compare
+ * those with a clean run), rate-limit counters, sessions, the outbox.
  */
-import { expect } from 'vitest';
 import { animeEntity, animeIndex } from '../../shared/db/animes.js';
 import { indexItems, vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { characterIndex } from '../../shared/db/characters.js';
@@ -50,7 +52,7 @@ import { appearanceTokens, reverseStateOf } from '../../shared/domain/reverse-vi
 import { countItems, fanOutItems, groupItem, reverseItems, voiceGroups, type VoiceGroupEntry } from '../../shared/db/reverse.js';
 import { tableName } from '../../shared/db/client.js';
 import type { StreamPoller } from '../../infra/local/streams.js';
-import { expectJson, send } from './contract.js';
+import { send } from './http.js';
 import type { TestServer } from './server.js';
 import { scanAll, settled, sortKeys, type Item } from './tables.js';
 
@@ -351,6 +353,21 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
     const chunk = /^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#([A-Za-z0-9_-]+)$/.exec(pk);
     if (chunk && sk.startsWith('C#') && !records.get(chunk[1]!)!.has(chunk[2]!)) problem(`chunk ${pk} ${sk} of a record that is gone`);
   }
+  // ---- Recommendation lists: a run removes the versions the run before it superseded and the
+  // lists that became empty (those whose visible version was already visible when it started,
+  // `prev`); a title's cascade removes its list.
+  const job = get('RECS#JOB', 'R');
+  const [done, prev] = [num(job?.done), num(job?.prev)];
+  for (const i of family('RECS#', /^RECS#(ANIME|MANGA)#[^#]+$/)) {
+    const [, kind, id] = String(i.pk).split('#') as [string, string, string];
+    if (!rec(kind, id)) problem(`recommendations of ${kind} ${id}, which is gone`);
+    const versions = ((i.v ?? []) as { n: unknown; b: unknown[] }[]).map((v) => ({ n: num(v.n), b: v.b })).sort((a, b) => a.n - b.n);
+    const visible = versions.filter((v) => v.n <= done).at(-1);
+    if (!visible || visible.n > prev) continue;
+    if (versions.some((v) => v.n < visible.n)) problem(`recommendations of ${kind} ${id}: a version superseded before the last run (${versions.map((v) => v.n).join(', ')}; done ${done}, before it ${prev})`);
+    if (visible.b.length === 0 && versions.at(-1) === visible) problem(`recommendations of ${kind} ${id}: an empty list the last run left`);
+  }
+
   for (const [id, user] of records.get('USER')!) {
     const auth = get(`AUTH#${id}`, 'A');
     if (!auth) problem(`USER ${id} has no auth state`);
@@ -371,6 +388,8 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
  * table to stop changing), then asserts that the table agrees with a recount; returns its items.
  */
 export async function expectRecount(streams?: StreamPoller, table = tableName()): Promise<Map<string, Item>> {
+  // The test runner is imported where it is used, so the benchmark can use recount() outside it.
+  const { expect } = await import('vitest');
   let items: Map<string, Item>;
   if (streams) {
     await streams.caughtUp();
@@ -386,6 +405,7 @@ export async function expectRecount(streams?: StreamPoller, table = tableName())
  * scored_by, score and favorites, and each list's counts.
  */
 export async function expectApiRecount(server: TestServer, listers: readonly Record<string, string>[], titleIds: readonly string[]): Promise<void> {
+  const [{ expect }, { expectJson }] = await Promise.all([import('vitest'), import('./contract.js')]);
   const ITEMS = '/api/playlists/animelist/animes/';
   const statuses = ANIME_LIST.statuses;
   const expected = new Map(titleIds.map((t) => [t, { counts: Object.fromEntries(statuses.map((s) => [s, 0])) as Record<string, number>, votes: Array(11).fill(0) as number[], favorites: 0 }]));

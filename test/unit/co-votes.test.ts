@@ -32,6 +32,36 @@ describe('coVotes', () => {
     }
   });
 
+  it('publishes a pair only from minVotes co-votes on (§5.4: 3): pairs of 1 or 2 never, 3 and more always', () => {
+    // Title 0 with 1 (users 0–2: 3 votes), 2 (users 3–4: 2), 3 (user 5: 1) and 4 (users 0–3: 4); 4 with 1 (3) and 2 (1).
+    const listers = [[0, 1, 2, 3, 4, 5], [0, 1, 2], [3, 4], [5], [0, 1, 2, 3]].map((l) => Int32Array.from(l));
+    const tieRank = Int32Array.from([0, 1, 2, 3, 4]);
+    const out = coVotes({ listers, users: 6, tieRank, cap: 50, minVotes: 3 });
+    const pairs = out.map((o) => (o ? [...o.titles].map((b, i) => [b, o.votes[i]]) : undefined));
+    expect(pairs).toEqual([
+      [[4, 4], [1, 3]],
+      [[0, 3], [4, 3]],
+      undefined,
+      undefined,
+      [[0, 4], [1, 3]],
+    ]);
+    // Without the minimum the pairs of 1 and 2 votes are there (so the minimum is what drops them).
+    expect(coVotes({ listers, users: 6, tieRank, cap: 50 })[2]).toEqual({ titles: Int32Array.from([0, 4]), votes: Int32Array.from([2, 1]) });
+    // Against the recount, on a random population: exactly the pairs with at least 3 votes.
+    const T = 40;
+    const { high, listers: many, tieRank: ranks } = population(4, T, 80, 14);
+    const got = coVotes({ listers: many, users: 80, tieRank: ranks, cap: 7, minVotes: 3 });
+    for (let a = 0; a < T; a++) {
+      const counts = new Map<number, number>();
+      for (const own of high) if (own.has(a)) for (const b of own) if (b !== a) counts.set(b, (counts.get(b) ?? 0) + 1);
+      const expected = [...counts].filter(([, v]) => v >= 3).sort((x, y) => y[1] - x[1] || ranks[x[0]]! - ranks[y[0]]!).slice(0, 7);
+      const list = got[a];
+      if (expected.length === 0) expect(list).toBeUndefined();
+      else expect([...list!.titles].map((b, i) => [b, list!.votes[i]])).toEqual(expected);
+    }
+    expect(got.some((l) => l !== undefined)).toBe(true);
+  });
+
   it('the work budget: exact under it; over it every user keeps at most H titles, the same sample every time', () => {
     const { listers, tieRank } = population(5, 30, 20, 25);
     const exact = coVotes({ listers, users: 20, tieRank, cap: 50, maxWork: 1e9 });

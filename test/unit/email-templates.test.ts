@@ -22,6 +22,7 @@ const samples: Record<EmailMessage['template'], EmailMessage> = {
   E7: { template: 'E7', to: 'jane@example.org', data: { username: 'jane_doe', new_email: 'new.jane@example.net' } },
   E8: { template: 'E8', to: 'jane@example.org', data: { username: 'jane_doe', new_email: 'new.jane@example.net', changed_at: AT } },
   E9: { template: 'E9', to: 'jane@example.org', data: { username: 'jane_doe', deleted_at: AT } },
+  E10: { template: 'E10', to: 'jane@example.org', data: { username: 'jane_doe', provider: 'google-oauth2', linked_at: AT } },
 };
 
 /** Text as a reader of the HTML part sees it (tags dropped, entities decoded). */
@@ -39,8 +40,8 @@ const JWT_LIKE = /[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/;
 const lines = (text: string) => text.split('\n');
 
 describe('templates', () => {
-  it('there are exactly the nine e-mails of API.md §6, with their exact subjects', () => {
-    expect(TEMPLATE_IDS).toEqual(['E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8', 'E9']);
+  it('there are exactly the ten e-mails of API.md §6, with their exact subjects', () => {
+    expect(TEMPLATE_IDS).toEqual(['E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8', 'E9', 'E10']);
     expect(SUBJECTS).toEqual({
       E1: 'Activate your account',
       E2: 'You already have an account',
@@ -51,6 +52,7 @@ describe('templates', () => {
       E7: 'Email change requested',
       E8: 'Your email address was changed',
       E9: 'Your account was deleted',
+      E10: 'A sign-in method was added',
     });
     for (const id of TEMPLATE_IDS) expect(render(samples[id], FRONTEND).subject).toBe(SUBJECTS[id]);
   });
@@ -121,6 +123,19 @@ describe('templates', () => {
     expect(text).toContain('2026-03-04 05:06:07 UTC');
   });
 
+  it('E10: provider name; time in UTC; other sessions signed out; password sign-in needs a new password via "forgot password"; advice', () => {
+    const { text } = render(samples.E10, FRONTEND);
+    expect(text).toContain('jane_doe');
+    expect(text).toContain('google-oauth2');
+    expect(text).toContain('2026-03-04 05:06:07 UTC');
+    expect(text).toMatch(/Every other session of the account was signed out/);
+    expect(text).toMatch(/needs a new password/);
+    expect(text).toContain('"Forgot password"');
+    expect(text).toContain(FRONTEND);
+    expect(text).toMatch(/If this was not you/);
+    expect(text).not.toMatch(/^(uid|token): /m);
+  });
+
   it('{frontend} defaults to FRONTEND_URL, without a trailing slash', () => {
     const before = process.env.FRONTEND_URL;
     process.env.FRONTEND_URL = 'https://front.example.com/';
@@ -169,6 +184,14 @@ describe('templates', () => {
     const withPassword = { template: 'E3', to: 'jane@example.org', data: { username: 'jane', password: 'hunter2hunter2' } } as unknown as EmailMessage;
     expect(() => outboxPlan(withPassword as never)).toThrow();
     expect(() => outboxPlan({ template: 'E5', to: 'jane@example.org', data: { username: 'jane', changed_at: 'yesterday' } })).toThrow();
+    // Times are UTC RFC 3339 times with Z and seconds, as toISOString writes them.
+    for (const at of ['2026-03-04T05:06:07Z', '2026-03-04T05:06:07.890Z', AT]) {
+      expect(() => outboxPlan({ template: 'E5', to: 'jane@example.org', data: { username: 'jane', changed_at: at } }), at).not.toThrow();
+    }
+    for (const at of ['2026-03-04', '2026-03-04T05:06Z', '2026-03-04T05:06:07+01:00', '2026-03-04 05:06:07Z', '2026-13-04T05:06:07Z', ' 2026-03-04T05:06:07Z']) {
+      expect(() => outboxPlan({ template: 'E5', to: 'jane@example.org', data: { username: 'jane', changed_at: at } }), at).toThrow();
+    }
+    expect(() => outboxPlan({ template: 'E10', to: 'jane@example.org', data: { username: 'jane', provider: '', linked_at: AT } })).toThrow();
     expect(() => outboxPlan({ template: 'E3', to: 'not-an-address', data: { username: 'jane' } })).toThrow();
   });
 });

@@ -9,7 +9,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
+import { judgeImage, MAX_IMAGE_BYTES, type JudgedImage } from '../../shared/domain/images.js';
 import { pictureUploadBody } from '../../shared/domain/pictures.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
 import { formBody, isMultipartContentType, multipartLimits, UploadedFile, type MultipartForm } from '../../shared/http/multipart.js';
@@ -111,7 +111,8 @@ describe('parseMultipart', () => {
 describe('the upload’s parts (formBody)', () => {
   it('image and name: the image judged by its content, the name a contract string (NFC, trimmed)', async () => {
     const out = formBody(await parse([image, { name: 'name', value: '  Cafe\u0301 portrait  ' }]), pictureUploadBody);
-    expect(out.image).toEqual({ type: 'png', width: 5, height: 3, bytes: png } satisfies JudgedImage);
+    // The bytes to store: the PNG without the text and time chunks ImageMagick wrote (test/unit/images.test.ts).
+    expect(out.image).toEqual({ type: 'png', width: 5, height: 3, bytes: judgeImage(png).bytes } satisfies JudgedImage);
     expect(out.name).toBe('Café portrait');
     // `name` is optional (default ""), and may be empty.
     expect(formBody(await parse([image]), pictureUploadBody).name).toBe('');

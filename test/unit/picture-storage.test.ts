@@ -1,7 +1,7 @@
 /**
  * Storing picture files (shared/storage/pictures.ts) against a local S3 endpoint: what PutObject
- * sends (the bytes unchanged, a new key under the person, the Content-Type of the content, the
- * cache lifetime, signed), and which failures are a 503 (unavailable: network, throttling, 5xx)
+ * sends (the judged image's bytes, a new key under the person, the Content-Type of the content,
+ * the cache lifetime, signed), and which failures are a 503 (unavailable: network, throttling, 5xx)
  * and which are faults (500, passed on).
  */
 import { createServer } from 'node:net';
@@ -25,9 +25,10 @@ async function closedPort(): Promise<number> {
 }
 
 describe('storePicture', () => {
-  it('puts the bytes unchanged under pictures/<person>/<new id>.<ext>, with the content’s type, signed', async () => {
-    const bytes = fixture('progressive.jpg');
-    const stored = await storePicture('Pq1', judgeImage(bytes));
+  it('puts the judged image’s bytes under pictures/<person>/<new id>.<ext>, with the content’s type, signed', async () => {
+    const image = judgeImage(fixture('progressive.jpg'));
+    const { bytes } = image;
+    const stored = await storePicture('Pq1', image);
     expect(s3.requests).toHaveLength(1);
     const put = s3.requests[0]!;
     expect(put).toMatchObject({ method: 'PUT', bucket: 'unit-test-pictures', key: stored.key });

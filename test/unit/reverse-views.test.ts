@@ -168,12 +168,21 @@ describe('a person’s staff credits', () => {
 });
 
 describe('dropping references by path', () => {
-  it('removes the entry at the last index of each path, highest first', () => {
+  it('removes the entry at the last index of each path', () => {
     const values = { genre_ids: ['g1', 'g2', 'g3'], characters: [{ character_id: 'c1', voice_actors: [{ person_id: 'p1' }, { person_id: 'p2' }] }, { character_id: 'c2', voice_actors: [] }] };
     expect(withoutPaths(values, ['genre_ids.0', 'genre_ids.2', 'characters.0.voice_actors.1.person_id', 'characters.1.character_id'])).toEqual({
       genre_ids: ['g2'],
       characters: [{ character_id: 'c1', voice_actors: [{ person_id: 'p1' }] }],
     });
     expect(values.genre_ids).toHaveLength(3);
+  });
+
+  it('paths into an entry that goes too, or into an array before an entry that goes, each remove what they named (a deleted character and its deleted voice actor)', () => {
+    const cast = (id: string, persons: string[]) => ({ character_id: id, voice_actors: persons.map((p) => ({ person_id: p })) });
+    const values = { characters: [cast('c0', ['p0', 'p1']), cast('c1', ['p2']), cast('c2', ['p3', 'p4'])] };
+    // c1 is gone, and so is p4 (a voice actor of c2, after it) and p2 (c1's own).
+    expect(withoutPaths(values, ['characters.1.character_id', 'characters.2.voice_actors.1.person_id', 'characters.1.voice_actors.0.person_id', 'characters.0.voice_actors.0.person_id'])).toEqual({
+      characters: [cast('c0', ['p1']), cast('c2', ['p3'])],
+    });
   });
 });
