@@ -37,7 +37,7 @@ import { canonicalJson } from '../json.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexPage } from './index-query.js';
-import { retryOnConflict } from './errors.js';
+import { Contended, retryOnConflict } from './errors.js';
 import { commit, commitContended, del, put, StaleRecord, type WritePlan } from './records.js';
 import { sortKey, type OrderType } from './sort-keys.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
@@ -116,6 +116,13 @@ export function reverseItems(s: ReverseState): Map<string, Item> {
   return out;
 }
 
+/** Appends `value` to the list at `key`. */
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** A voice entry in a voice group: the character, the language and the role. */
 export type VoiceGroupEntry = [character: string, language: string, role: string];
 type Entry = VoiceGroupEntry;
@@ -123,7 +130,7 @@ type Entry = VoiceGroupEntry;
 /** Each voice actor's entries in a state, sorted (what their voice group and counts hold of the title). */
 export function voiceGroups(s: ReverseState | null): Map<string, Entry[]> {
   const out = new Map<string, Entry[]>();
-  for (const c of s?.cast ?? []) for (const [person, language] of c.voices) out.set(person, [...(out.get(person) ?? []), [c.character, language, c.role]]);
+  for (const c of s?.cast ?? []) for (const [person, language] of c.voices) push(out, person, [c.character, language, c.role]);
   for (const entries of out.values()) entries.sort((x, y) => (x.join('\u0000') < y.join('\u0000') ? -1 : 1));
   return out;
 }
@@ -154,7 +161,7 @@ export function countItems(groups: ReadonlyMap<string, ReadonlyMap<string, reado
     const all = [...byAnime.values()].flat();
     if (all.length > 0) out.push({ ...countsKey(person), ...bucketsOf(all) });
     const byCharacter = new Map<string, Entry[]>();
-    for (const e of all) byCharacter.set(e[0], [...(byCharacter.get(e[0]) ?? []), e]);
+    for (const e of all) push(byCharacter, e[0], e);
     for (const [character, entries] of byCharacter) out.push({ ...characterCountsKey(person, character), ...bucketsOf(entries) });
   }
   return out;
@@ -187,7 +194,7 @@ export function fanOutItems(s: ReverseState): Item[] {
 }
 
 interface FanOut {
-  /** The states the head lists (the last written first), or none. */
+  /** The states the head lists: the last one finished, then those recorded ahead of their items. */
   listed: string[];
   /** The last state listed was recorded ahead of its items: a reconcile is writing it, or died doing so. */
   ahead: boolean;
@@ -257,7 +264,7 @@ async function dropParts(kind: string, id: string, listed: readonly string[], pa
 
 // ---- Reconciling a title
 
-/** Tries of a reconcile that another reconcile of the same title overtook. */
+/** Tries of a reconcile that another reconcile of the same title overtook (then: Contended, which the consumer tries again). */
 const RECONCILE_TRIES = 6;
 
 /**
@@ -303,7 +310,8 @@ export async function reconcileReverse(
       await appearances(unfinished ? castOf([...known, desired]) : changedAppearances(known, desired));
       await commit(headPlan(kind, id, listed, target, []));
     } catch (err) {
-      if (!(err instanceof StaleRecord) || attempt >= RECONCILE_TRIES) throw err;
+      if (!(err instanceof StaleRecord)) throw err;
+      if (attempt >= RECONCILE_TRIES) throw new Contended(`The reverse views of ${kind} ${id}`);
       continue;
     }
     await dropParts(kind, id, target, fan.others.filter((k) => !(w && k.sk.startsWith(`P#${w}#`))));
@@ -384,7 +392,8 @@ async function reconcileCounts(anime: string, known: readonly ReverseState[], de
         try {
           await commitContended(...batch.map((b) => b.plan));
         } catch (err) {
-          if (!(err instanceof StaleRecord) || attempt >= RECONCILE_TRIES) throw err;
+          if (!(err instanceof StaleRecord)) throw err;
+          if (attempt >= RECONCILE_TRIES) throw new Contended(`The voice counts of ANIME ${anime}`);
           for (const b of batch) failed.add(b.person);
         }
       }
@@ -399,7 +408,7 @@ function stepsOf(person: string, from: Entry[] | null, to: Entry[]): Step[] {
   if (from === null ? to.length === 0 : canonicalJson(from) === canonicalJson(to)) return [];
   const byCharacter = (entries: readonly Entry[]) => {
     const m = new Map<string, Entry[]>();
-    for (const e of entries) m.set(e[0], [...(m.get(e[0]) ?? []), e]);
+    for (const e of entries) push(m, e[0], e);
     return m;
   };
   const before = byCharacter(from ?? []);
