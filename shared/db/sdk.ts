@@ -16,6 +16,7 @@ export {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactGetCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';

@@ -46,10 +46,10 @@ function cutUtf8(s: string, maxBytes: number): string {
   return out;
 }
 
-function encodeValue(value: Exclude<OrderValue, null>, type: OrderType): string {
+function encodeValue(value: Exclude<OrderValue, null>, type: OrderType, maxBytes: number): string {
   switch (type) {
     case 'text':
-      return cutUtf8(searchNormalize(String(value)), MAX_VALUE_BYTES);
+      return cutUtf8(searchNormalize(String(value)), maxBytes);
     case 'count': {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0) throw new Error(`count sort value must be a non-negative integer: ${value}`);
@@ -70,9 +70,15 @@ export function textPart(value: string, reserved: number): string {
   return `${cutUtf8(searchNormalize(value), MAX_VALUE_BYTES - reserved)}${SEP}`;
 }
 
-export function sortKey(value: OrderValue, type: OrderType, id: string, direction: 'asc' | 'desc'): string {
-  if (direction === 'asc') return value === null ? `2${SEP}${id}` : `1${encodeValue(value, type)}${SEP}${id}`;
-  return value === null ? `0${SEP}${invertId(id)}` : `1${encodeValue(value, type)}${SEP}${invertId(id)}`;
+/**
+ * `id` may be several fixed-length ids in a row (an entry without an id of its own is ordered by
+ * the ids of the records it shows); a text value then gives up the bytes they take beyond one id,
+ * and `reserved` bytes of a prefix the caller puts before the key.
+ */
+export function sortKey(value: OrderValue, type: OrderType, id: string, direction: 'asc' | 'desc', reserved = 0): string {
+  const maxBytes = MAX_VALUE_BYTES - Math.max(0, Buffer.byteLength(id) - ID_LENGTH) - reserved;
+  if (direction === 'asc') return value === null ? `2${SEP}${id}` : `1${encodeValue(value, type, maxBytes)}${SEP}${id}`;
+  return value === null ? `0${SEP}${invertId(id)}` : `1${encodeValue(value, type, maxBytes)}${SEP}${invertId(id)}`;
 }
 
 /** Compares two strings by code point (DynamoDB's order of string keys), not by UTF-16 unit. */

@@ -47,6 +47,13 @@ const characterWrite = z.strictObject({
     z.transform((v) => v ?? []),
   ),
 });
+/**
+ * §7.1: voice-actor entries of one anime, in total over `characters[].voice_actors` (each feeds
+ * one entry of a person's `voices/`, which the relations consumer writes: decision N5).
+ */
+export const MAX_VOICE_ACTOR_ENTRIES = 1_000;
+const voiceActorEntries = (cast: readonly { voice_actors: readonly unknown[] }[]) => cast.reduce((n, c) => n + c.voice_actors.length, 0);
+
 const staffWrite = z.strictObject({
   person_id: id(),
   positions: distinctList(line({ min: 1, max: 100 }), { min: 1, max: 10, message: 'Duplicate position.' }),
@@ -80,7 +87,12 @@ export const animeFields = {
   studio_ids: optional(idList(10), () => []),
   producer_ids: optional(idList(30), () => []),
   licensor_ids: optional(idList(10), () => []),
-  characters: optional(distinctList(characterWrite, { max: 500, key: (c) => c.character_id, field: 'character_id', message: 'Duplicate character.' }), () => []),
+  characters: optional(
+    distinctList(characterWrite, { max: 500, key: (c) => c.character_id, field: 'character_id', message: 'Duplicate character.' }).check(
+      z.refine((cast) => voiceActorEntries(cast) <= MAX_VOICE_ACTOR_ENTRIES, `At most ${MAX_VOICE_ACTOR_ENTRIES.toLocaleString('en')} voice-actor entries in total over characters[].voice_actors.`),
+    ),
+    () => [],
+  ),
   staff: optional(distinctList(staffWrite, { max: 300, key: (s) => s.person_id, field: 'person_id', message: 'Duplicate person.' }), () => []),
   videos: optional(distinctList(videoWrite, { max: 50, key: (v) => v.url, field: 'url', message: 'Duplicate URL.' }), () => []),
   pictures: titleFields.pictures,

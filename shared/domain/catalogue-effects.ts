@@ -23,7 +23,7 @@ import { canonicalJson } from '../json.js';
 import { postingIds } from '../db/catalogue-index.js';
 import { send, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
-import { dropReverse, readReverse, reconcileReverse } from '../db/reverse.js';
+import { dropReverse, readReverse, reconcileReverse, reverseSources } from '../db/reverse.js';
 import { cascadeDone } from '../db/cascades.js';
 import { finishDeletion } from '../db/staged.js';
 import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
@@ -34,7 +34,7 @@ import { characters } from './characters.js';
 import { mangas } from './mangas.js';
 import { news } from './news.js';
 import { persons } from './persons.js';
-import { appearanceTokens, namedBy, namesOf, reverseItemsOf } from './reverse-views.js';
+import { appearanceTokens, namedBy, namesOf, reverseStateOf } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 import { loadCurrent, refreshTitle, writeTitle } from './title-writes.js';
 
@@ -75,25 +75,23 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unk
 }
 
 /** Reconciles a title's reverse items with its current state, and the appearances of the characters that changed. */
-export async function reconcileSource(kind: string, id: string, force = false): Promise<void> {
+export async function reconcileSource(kind: string, id: string): Promise<void> {
   const resource = SOURCES[kind];
   if (!resource) return;
-  const stored = await loadCurrent(resource, id);
-  let desired: ReturnType<typeof reverseItemsOf> = [];
-  if (stored) {
+  const current = async () => {
+    const stored = await loadCurrent(resource, id);
+    if (!stored) return null;
     const source = { kind: kind as 'ANIME' | 'MANGA', record: stored.record as unknown as { id: string; name: string; aired_from?: string | null }, relations: stored.relations };
     const named = namedBy(source);
     const deleted = new Deleted((await getItems([tombstoneKey()]))[0]);
     const names = await namesOf([...named.characters.map((c) => ({ kind: 'CHARACTER', id: c })), ...named.persons.map((p) => ({ kind: 'PERSON', id: p }))], deleted);
-    desired = reverseItemsOf(source, names);
     // It names a record deleted meanwhile (a write that read it just before its deletion, or a
     // cleanup that ran before this title's reverse items showed it): rewritten without it, which
     // reconciles again through its own stream record.
     if (names.size < named.characters.length + named.persons.length) await refreshTitle(resource, id);
-  }
-  const { changed } = await reconcileReverse(kind, id, desired, force);
-  const touched = [...new Set(changed.filter((k) => k.pk.startsWith('CHARACTER#') && k.sk.startsWith(`${kind}#`)).map((k) => k.pk.split('#')[1]!))];
-  await inParallel(touched, updateAppearances);
+    return reverseStateOf(source, names);
+  };
+  await reconcileReverse(kind as 'ANIME' | 'MANGA', id, current, (changed) => inParallel(changed, updateAppearances));
 }
 
 /**
@@ -137,16 +135,7 @@ async function refreshReferrers(kind: string, id: string): Promise<void> {
 }
 
 /** The titles (kind, id) a character's or person's reverse items come from. */
-async function sourcesOf(kind: string, id: string): Promise<{ kind: string; id: string }[]> {
-  const items = await readReverse(kind, id);
-  const out = new Map<string, { kind: string; id: string }>();
-  for (const i of items) {
-    const [what, sourceId] = i.sk.split('#') as [string, string];
-    const sourceKind = what === 'VOICE' || what === 'STAFF' ? 'ANIME' : what;
-    out.set(`${sourceKind}#${sourceId}`, { kind: sourceKind, id: sourceId });
-  }
-  return [...out.values()];
-}
+const sourcesOf = reverseSources;
 
 const nameOf = (item: Item | undefined) => (item?.rec as { name?: string } | undefined)?.name;
 

@@ -8,7 +8,6 @@ import { characterTitle, type CharacterRecord } from '../db/characters.js';
 import { CharacterRole, Language } from './enums.js';
 import { enumParam, idParam } from '../http/schemas.js';
 import { distinctList, line, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
-import { readReverse } from '../db/reverse.js';
 import { characterViews } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 
@@ -85,5 +84,5 @@ export const characters: TitleResource<CharacterRecord> = {
     },
     relations: {},
   }),
-  views: async (id, deleted) => characterViews(await readReverse('CHARACTER', id), deleted),
+  views: characterViews,
 };

@@ -14,7 +14,6 @@ import { enumParam } from '../http/schemas.js';
 import { Language, PersonCategory } from './enums.js';
 import { date, distinctList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { droppedFiles, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';
-import { readReverse } from '../db/reverse.js';
 import { personViews } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';
 
@@ -103,7 +102,7 @@ export const persons: TitleResource<PersonRecord> = {
     },
     relations: { pictures: keepPictures(v.pictures as Record<string, unknown>[], (before?.relations.pictures ?? []) as Picture[], meta.updated_at) },
   }),
-  views: async (id, deleted) => personViews(await readReverse('PERSON', id, 'STAFF#'), deleted),
+  views: personViews,
   // Uploaded files of pictures that a write or the deletion drops go to the cleanup job (§4.9).
   extraPlan: (before, after) =>
     goneFilesPlan(droppedFiles((before?.relations.pictures ?? []) as Picture[], after ? (after.relations.pictures as Picture[]) : null)),

@@ -16,7 +16,7 @@ import { compareCodePoints } from '../db/sort-keys.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { readRelation, type TitleDef } from '../db/titles.js';
-import { readReverse } from '../db/reverse.js';
+import { voiceCount, voiceCountsKey, voiceCountWhileDeleting, voicePage } from '../db/reverse.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -85,53 +85,56 @@ export function castList<E>(listing: CastListing<E>): Operation {
   };
 }
 
-/** A VOICE reverse item's entry (shared/domain/reverse-views.ts). */
-interface VoiceEntry {
-  anime: { id: string; name: string; aired_from: string | null };
-  character: { id: string; name: string };
-  role: string;
-  language: string;
-}
-
-const VOICE_ORDERINGS: Record<string, { value: (v: VoiceEntry) => OrderValue; type: OrderType }> = {
-  aired_from: { value: (v) => v.anime.aired_from, type: 'plain' },
-  anime_name: { value: (v) => v.anime.name, type: 'text' },
-  character_name: { value: (v) => v.character.name, type: 'text' },
-};
+/** Queries more a backward page of voices/ may make when what it read was all hidden by tombstones. */
+const BACKWARD_READS_ON = 4;
 
 /**
  * `GET /api/persons/{id}/voices/` (API.md §4.9): one entry per (anime, character, language) the
- * person voices, from the person's reverse items (one Query, with the person's existence and the
- * tombstones in parallel), filtered, ordered, cut; the page's anime and character cards are read
- * with it (one BatchGetItem), so a card's `score` is current.
+ * person voices. Two rounds whatever the person's number of voices (decision N1): the person,
+ * the tombstones and the person's voice counts (one BatchGetItem) with the page (one Query of the
+ * ordering's partition from the cursor: `limit + 1` entries, or with `language`/`role` at most
+ * readBudget(limit) evaluated — a page may then be short, §1.5); then the page's anime and
+ * character cards, read, never copied, so names, images and `score` are current (one
+ * BatchGetItem per 100 keys, in parallel) and — only while a deletion of an anime or a
+ * character is pending — the counts again with what the exact `count` leaves out, in one
+ * snapshot (voiceCountWhileDeleting).
  */
 export function voicesList(cards: { anime: readonly string[]; character: readonly string[] }): Operation {
   return async (req) => {
     const q = req.query as unknown as { ordering: { key: string; descending: boolean }; language?: string; role?: string };
     const id = (req.params as { id: string }).id;
-    const [[person, tomb], items] = await Promise.all([getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId)]), readReverse('PERSON', id, 'VOICE#')]);
+    const filter = { language: q.language, role: q.role };
+    const cursor = req.query.cursor ?? null;
+    const read = (from: typeof cursor) => voicePage(id, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: from, ...filter });
+    const [[person, tomb, counts], first] = await Promise.all([getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId), voiceCountsKey(id)]), read(cursor)]);
+    let page = first;
     if (!person) throw notFound('No person with this id.');
     const deleted = new Deleted(tomb);
-    const ordering = VOICE_ORDERINGS[q.ordering.key]!;
-    const dir = q.ordering.descending ? 'desc' : 'asc';
-    const sorted = items
-      .map((i) => i.v as unknown as VoiceEntry)
-      .filter((v) => !deleted.has('ANIME', v.anime.id) && !deleted.has('CHARACTER', v.character.id))
-      .filter((v) => (q.language === undefined || v.language === q.language) && (q.role === undefined || v.role === q.role))
-      .map((v) => ({ v, sk: sortKey(ordering.value(v), ordering.type, `${v.anime.id}${v.character.id}${v.language}`, dir) }))
-      .sort((a, b) => compareCodePoints(a.sk, b.sk) * (q.ordering.descending ? -1 : 1));
-    const page = pageOf(sorted, q.ordering.descending, pageLimit(req), req.query.cursor ?? null);
-    const animeIds = [...new Set(page.kept.map((k) => k.v.anime.id))];
-    const characterIds = [...new Set(page.kept.map((k) => k.v.character.id))];
-    const found = await getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]);
+    const gone = { animes: deleted.ids('ANIME'), characters: deleted.ids('CHARACTER') };
+    // Entries of records deleted a moment ago stay until the consumer removes them: left out here.
+    const visible = () => page.items.map((i) => i.value).filter((v) => !deleted.has('ANIME', v.anime) && !deleted.has('CHARACTER', v.character));
+    let kept = visible();
+    // A page read backwards is empty only when nothing precedes it (§1.5): one whose entries
+    // were all of such records reads on, at most BACKWARD_READS_ON more Queries.
+    for (let n = 0; n < BACKWARD_READS_ON && kept.length === 0 && cursor?.d === 'p' && page.items.length > 0 && page.previous; n++) {
+      page = await read(page.previous);
+      kept = visible();
+    }
+    const animeIds = [...new Set(kept.map((v) => v.anime))];
+    const characterIds = [...new Set(kept.map((v) => v.character))];
+    const pending = gone.animes.length + gone.characters.length > 0;
+    const [found, count] = await Promise.all([
+      getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]),
+      pending ? voiceCountWhileDeleting(id, gone, filter) : voiceCount(counts ?? null, [], gone, filter),
+    ]);
     // Animes show their counters' numbers (the card's `score`).
     const recs = new Map(found.filter((f): f is Item => f !== null).map((f) => [String(f.pk), String(f.pk).startsWith('ANIME#') ? titleRecordOf(animeTitle, f) as unknown as Rec : (f.rec as Rec)]));
-    const results = page.kept.flatMap(({ v }) => {
-      const anime = recs.get(`ANIME#${v.anime.id}`);
-      const character = recs.get(`CHARACTER#${v.character.id}`);
+    const results = kept.flatMap((v) => {
+      const anime = recs.get(`ANIME#${v.anime}`);
+      const character = recs.get(`CHARACTER#${v.character}`);
       return anime && character ? [{ character: inShapeOrder(character, cards.character), anime: inShapeOrder(anime, cards.anime), role: v.role, language: v.language }] : [];
     });
-    return pageReply(req, { items: results, next: page.next, previous: page.previous }, sorted.length);
+    return pageReply(req, { items: results, next: page.next, previous: page.previous }, count);
   };
 }
 

@@ -44,8 +44,8 @@ import { titleWrite } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
 import { mangas } from '../../shared/domain/mangas.js';
 import { news } from '../../shared/domain/news.js';
-import { appearanceTokens, namedBy, reverseItemsOf } from '../../shared/domain/reverse-views.js';
-import { fanOutItems, type ReverseItem } from '../../shared/db/reverse.js';
+import { appearanceTokens, namedBy, reverseStateOf } from '../../shared/domain/reverse-views.js';
+import { countItems, fanOutItems, groupItem, reverseItems, voiceGroups, type ReverseItem, type VoiceGroupEntry } from '../../shared/db/reverse.js';
 import { characters } from '../../shared/domain/characters.js';
 import { persons } from '../../shared/domain/persons.js';
 import { referencesFound, type ReferenceCheck } from '../../shared/domain/references.js';
@@ -117,7 +117,7 @@ export interface KindReport {
 
 export interface LoadReport {
   kinds: KindReport[];
-  /** Counters, taxonomy records with their counts, list sizes. */
+  /** Counters, taxonomy records with their counts, list sizes, voice counts. */
   aggregates: { items: number; seconds: number };
   items: number;
   seconds: number;
@@ -199,6 +199,8 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   /** Characters built but not written yet, and the appearances their titles give them. */
   const deferred: { i: number; record: BaseRecord; relations: Record<string, readonly unknown[]> }[] = [];
   const appearances = new Map<string, ReverseItem[]>();
+  /** Each voice actor's entries per anime: their counts are aggregates, written last. */
+  const voiceGroupsByPerson = new Map<string, Map<string, VoiceGroupEntry[]>>();
 
   /** Writes a title's items as its creation would (its links and counter added up); returns the items put. */
   const writeTitle = async (kind: Kind, i: number, resource: TitleResource<BaseRecord>, record: BaseRecord, relations: Record<string, readonly unknown[]>, rev = 1): Promise<number> => {
@@ -278,20 +280,28 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       if (opts.write !== false) puts += await writeTitle(kind, i, resource, out.record, out.relations);
       const source = SOURCES[kind];
       if (source) {
+        const title = { kind: source, record: out.record as never, relations: out.relations };
         const names = new Map<string, string>();
-        for (const pk of [...namedBy({ kind: source, record: out.record as never, relations: out.relations }).characters.map((c) => `CHARACTER#${c}`), ...namedBy({ kind: source, record: out.record as never, relations: out.relations }).persons.map((p) => `PERSON#${p}`)]) {
+        const named = namedBy(title);
+        for (const pk of [...named.characters.map((c) => `CHARACTER#${c}`), ...named.persons.map((p) => `PERSON#${p}`)]) {
           const rec = known.get(pk)?.rec as { name?: string } | undefined;
           if (rec) names.set(pk, rec.name ?? '');
         }
-        const reverse = reverseItemsOf({ kind: source, record: out.record as never, relations: out.relations }, names);
+        // What the relations consumer's reconcile of the new title writes (shared/db/reverse.ts).
+        const state = reverseStateOf(title, names);
+        const reverse = [...reverseItems(state).values()];
         for (const r of reverse) {
-          await writer.put({ pk: r.pk, sk: r.sk, v: r.v });
-          if (r.pk.startsWith('CHARACTER#')) {
-            const id = r.pk.split('#')[1]!;
-            appearances.set(id, [...(appearances.get(id) ?? []), r]);
+          await writer.put(r);
+          if (String(r.pk).startsWith('CHARACTER#')) {
+            const id = String(r.pk).split('#')[1]!;
+            appearances.set(id, [...(appearances.get(id) ?? []), r as unknown as ReverseItem]);
           }
         }
-        for (const f of fanOutItems(source, out.record.id, reverse)) await writer.put(f);
+        for (const [person, entries] of voiceGroups(state)) {
+          await writer.put(groupItem(person, out.record.id, entries));
+          (voiceGroupsByPerson.get(person) ?? voiceGroupsByPerson.set(person, new Map()).get(person)!).set(out.record.id, entries);
+        }
+        for (const f of fanOutItems(state)) await writer.put(f);
         puts += reverse.length;
       }
       if ((i + 1) % 5000 === 0) opts.onProgress?.(`  ${kind}: ${i + 1} / ${cat.sizes[kind]} (${puts} items)`);
@@ -339,6 +349,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     }
   }
   for (const { key, n } of [...counters.values(), ...sizes.values()]) await writer.put({ ...key, n });
+  for (const item of countItems(voiceGroupsByPerson)) await writer.put(item);
   await writer.drain();
   const seconds = (Date.now() - started) / 1000;
   return {

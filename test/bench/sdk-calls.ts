@@ -4,6 +4,7 @@
  * logical call once (retries are counted apart, from the response metadata) with its input as
  * the caller wrote it; Secrets Manager's through the listener of shared/secrets.ts.
  */
+import { runningFunction } from '../../infra/local/functions.js';
 import { db } from '../../shared/db/sdk.js';
 import { secretReads } from '../../shared/secrets.js';
 
@@ -20,13 +21,15 @@ export interface SdkCall {
   capacity?: number;
   /** Write capacity units the call consumed (writes, only while `measureCapacity` is on). */
   writeCapacity?: number;
+  /** The function that made it (its name, e.g. `persons.voices`, `stream.relations`), when the local runtime ran one. */
+  fn?: string;
   /** When the call started and ended (performance.now(), ms): calls that overlap ran in parallel. */
   startedAt: number;
   endedAt?: number;
 }
 
 /** Reads whose consumed capacity the recorder asks for while `measureCapacity` is on. */
-const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+const READS = new Set(['GetItem', 'BatchGetItem', 'TransactGetItems', 'Query', 'Scan']);
 /** Writes likewise (TransactWriteItems counts its reads of conditions as write units, as DynamoDB does). */
 export const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
@@ -40,6 +43,7 @@ function itemsReadOf(operation: string, out: Record<string, unknown>): number | 
   if (operation === 'Query' || operation === 'Scan') return Number(out.ScannedCount ?? 0);
   if (operation === 'GetItem') return out.Item ? 1 : 0;
   if (operation === 'BatchGetItem') return Object.values((out.Responses ?? {}) as Record<string, unknown[]>).reduce((n, r) => n + r.length, 0);
+  if (operation === 'TransactGetItems') return ((out.Responses ?? []) as { Item?: unknown }[]).filter((r) => r.Item !== undefined).length;
   return undefined;
 }
 
@@ -91,7 +95,8 @@ function install(client: { middlewareStack: unknown }, service: SdkCall['service
   stack.add(
     (next, context) => async (args) => {
       const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
-      const call: SdkCall = { service, operation, input: args.input as Record<string, unknown>, retries: 0, startedAt: performance.now() };
+      const fn = runningFunction.getStore();
+      const call: SdkCall = { service, operation, input: args.input as Record<string, unknown>, retries: 0, ...(fn === undefined ? {} : { fn }), startedAt: performance.now() };
       recorder.record(call);
       const measured = service === 'dynamodb' && recorder.measureCapacity && (READS.has(operation) || WRITES.has(operation));
       const result = await next(measured ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } } : args);
@@ -125,6 +130,17 @@ export function instrumentSdk(): SdkCallRecorder {
     };
   }
   return recorder;
+}
+
+/**
+ * Items a write call writes: a batch's requests, a transaction's puts, updates and deletes (not
+ * its condition checks), one for the others; 0 for reads.
+ */
+export function itemsWritten(call: SdkCall): number {
+  if (call.service !== 'dynamodb' || !WRITES.has(call.operation)) return 0;
+  if (call.operation === 'BatchWriteItem') return Object.values((call.input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((n, r) => n + r.length, 0);
+  if (call.operation === 'TransactWriteItems') return ((call.input.TransactItems ?? []) as Record<string, unknown>[]).filter((t) => !t.ConditionCheck).length;
+  return 1;
 }
 
 /** `GetItem`, `TransactWriteItems[11]` (number of items of a transaction). */

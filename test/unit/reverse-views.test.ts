@@ -1,48 +1,169 @@
-/** The pure parts of the relations: which reverse items a title asks for, and how views read them. */
+/** The pure parts of the relations: what a title asks of its reverse side, the items and keys that gives, and how views and counts read them. */
 import { describe, expect, it } from 'vitest';
+import { countItems, fanOutItems, reverseItems, stateId, voiceCount, voiceGroups, type ReverseState } from '../../shared/db/reverse.js';
+import { compareCodePoints } from '../../shared/db/sort-keys.js';
 import { Deleted } from '../../shared/db/tombstones.js';
-import { appearanceTokens, namedBy, personViews, reverseItemsOf } from '../../shared/domain/reverse-views.js';
+import { appearanceTokens, namedBy, reverseStateOf, staffCredits } from '../../shared/domain/reverse-views.js';
 import { withoutPaths } from '../../shared/domain/title-writes.js';
+import { searchNormalize } from '../../shared/text.js';
+
+const id = (s: string) => s.padEnd(22, '0');
+const [A1, C1, C2, P1, P2, P3] = ['A1', 'C1', 'C2', 'P1', 'P2', 'P3'].map(id) as [string, string, string, string, string, string];
 
 const anime = {
   kind: 'ANIME' as const,
-  record: { id: 'A1', name: 'Title', aired_from: '2001-01-01' },
+  record: { id: A1, name: 'Title', aired_from: '2001-01-01' },
   relations: {
     characters: [
-      { character_id: 'C1', role: 'main', voice_actors: [{ person_id: 'P1', language: 'japanese' }, { person_id: 'P2', language: 'english' }] },
-      { character_id: 'C2', role: 'supporting', voice_actors: [] },
+      { character_id: C2, role: 'supporting', voice_actors: [] },
+      { character_id: C1, role: 'main', voice_actors: [{ person_id: P2, language: 'english' }, { person_id: P1, language: 'japanese' }] },
     ],
-    staff: [{ person_id: 'P3', positions: ['Director'] }],
+    staff: [{ person_id: P3, positions: ['Director'] }],
   },
 };
+const names = new Map([[`CHARACTER#${C1}`, 'Alpha'], [`CHARACTER#${C2}`, 'Beta'], [`PERSON#${P1}`, 'One'], [`PERSON#${P2}`, 'Two'], [`PERSON#${P3}`, 'Three']]);
 
-describe('reverse items of a title', () => {
-  it('one appearance per character, one voice entry per voice actor, one credit per staff member', () => {
-    expect(namedBy(anime)).toEqual({ characters: ['C1', 'C2'], persons: ['P1', 'P2', 'P3'] });
-    const names = new Map([['CHARACTER#C1', 'Alpha'], ['CHARACTER#C2', 'Beta'], ['PERSON#P1', 'One'], ['PERSON#P2', 'Two'], ['PERSON#P3', 'Three']]);
-    const items = reverseItemsOf(anime, names);
-    expect(items.map((i) => `${i.pk} ${i.sk}`)).toEqual([
-      'CHARACTER#C1#X ANIME#A1',
-      'PERSON#P1#X VOICE#A1#C1#japanese',
-      'PERSON#P2#X VOICE#A1#C1#english',
-      'CHARACTER#C2#X ANIME#A1',
-      'PERSON#P3#X STAFF#A1',
+describe('what a title asks of its reverse side', () => {
+  it('its state: the cast by character id with its voices by person, the staff, the name and date that order them', () => {
+    expect(namedBy(anime)).toEqual({ characters: [C2, C1], persons: [P2, P1, P3] });
+    expect(reverseStateOf(anime, names)).toEqual({
+      kind: 'ANIME',
+      id: A1,
+      name: 'Title',
+      aired_from: '2001-01-01',
+      cast: [
+        { character: C1, name: 'Alpha', role: 'main', voices: [[P1, 'japanese'], [P2, 'english']] },
+        { character: C2, name: 'Beta', role: 'supporting', voices: [] },
+      ],
+      staff: [{ person: P3, positions: ['Director'] }],
+    });
+  });
+
+  it('records that are gone (not in names) are left out, with their voices and credits; a manga shows no character name', () => {
+    const state = reverseStateOf(anime, new Map([[`CHARACTER#${C1}`, 'Alpha'], [`PERSON#${P2}`, 'Two']]));
+    expect(state.cast).toEqual([{ character: C1, name: 'Alpha', role: 'main', voices: [[P2, 'english']] }]);
+    expect(state.staff).toEqual([]);
+    const manga = reverseStateOf({ kind: 'MANGA', record: { id: A1, name: 'M' }, relations: { characters: [{ character_id: C1, role: 'main' }] } }, names);
+    expect(manga).toEqual({ kind: 'MANGA', id: A1, name: 'M', aired_from: null, cast: [{ character: C1, name: '', role: 'main', voices: [] }], staff: [] });
+  });
+
+  it('one appearance per character, six voice entries (three orderings, both directions) per voice actor, one credit per staff member', () => {
+    const items = [...reverseItems(reverseStateOf(anime, names)).values()];
+    const where = (re: RegExp) => items.filter((i) => re.test(String(i.pk)));
+    expect(where(/^CHARACTER#/).map((i) => [i.pk, String(i.sk).slice(0, 7)])).toEqual([[`CHARACTER#${C1}#X`, 'ANIME#1'], [`CHARACTER#${C2}#X`, 'ANIME#1']]);
+    expect(where(/^CHARACTER#/)[0]!.v).toEqual({ anime: { id: A1, name: 'Title' }, role: 'main', voices: [{ person_id: P1, language: 'japanese' }, { person_id: P2, language: 'english' }] });
+    expect(where(/#V#/).map((i) => i.pk).sort()).toEqual(
+      [P1, P2].flatMap((p) => ['aired_from', 'anime_name', 'character_name'].flatMap((o) => [`PERSON#${p}#V#${o}#A`, `PERSON#${p}#V#${o}#D`])).sort(),
+    );
+    expect(where(/^PERSON#P1.*#V#anime_name#A$/)[0]).toMatchObject({ a: A1, c: C1, r: 'main', l: 'japanese' });
+    // No names are copied into voice entries: their cards are read with the page.
+    expect(where(/#V#/).every((i) => !('v' in i))).toBe(true);
+    expect(where(/^PERSON#P3/)).toEqual([{ pk: `PERSON#${P3}#X`, sk: `STAFF#1title\u0001${A1}`, v: { anime: { id: A1, name: 'Title' }, positions: ['Director'] } }]);
+    expect(appearanceTokens(where(/^CHARACTER#C1/) as never)).toEqual([`ANIME#${A1}#main`]);
+  });
+
+  it('every key fits DynamoDB’s 1,024 bytes, even with names of 255 four-byte characters', () => {
+    const long = '𠀀'.repeat(255);
+    const state: ReverseState = { kind: 'ANIME', id: A1, name: long, aired_from: null, cast: [{ character: C1, name: long, role: 'main', voices: [[P1, 'portuguese']] }], staff: [{ person: P3, positions: ['X'] }] };
+    for (const i of reverseItems(state).values()) expect(Buffer.byteLength(String(i.sk)), String(i.pk)).toBeLessThanOrEqual(1024);
+  });
+});
+
+describe('the orderings of voices/ as keys (API.md §1.6, §4.9)', () => {
+  // Random animes (some without a date, some sharing one or a name), characters (some sharing a name), languages.
+  const rng = (() => {
+    let x = 42;
+    return () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  })();
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)]!;
+  const ids = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${String(i).padStart(3, '0')}${'x'.repeat(22 - p.length - 3)}`).sort(() => rng() - 0.5);
+  const animes = ids('a', 12).map((a) => ({ id: a, name: pick(['Zeta', 'alpha', 'Alpha!', 'Émile', 'beta', '進撃']), aired_from: pick([null, '2001-04-01', '2001-04-01', '1999-12-31', '2020-01-05']) }));
+  const characters = ids('c', 15).map((c) => ({ id: c, name: pick(['Narrator', 'narrator', 'Ann', 'Bob', 'Łukasz']) }));
+  const states: ReverseState[] = animes.map((a) => ({
+    kind: 'ANIME',
+    id: a.id,
+    name: a.name,
+    aired_from: a.aired_from,
+    cast: characters.filter(() => rng() < 0.5).map((c) => ({ character: c.id, name: c.name, role: pick(['main', 'supporting']), voices: [[P1, 'japanese'], ...(rng() < 0.4 ? [[P1, 'english'] as [string, string]] : [])] as [string, string][] })).sort((x, y) => (x.character < y.character ? -1 : 1)),
+    staff: [],
+  }));
+  const entries = states.flatMap((s) => s.cast.flatMap((c) => c.voices.map(([, l]) => ({ anime: s.id, character: c.character, language: l, aired: s.aired_from, aname: s.name, cname: c.name }))));
+  const items = states.flatMap((s) => [...reverseItems(s).values()]);
+
+  // The contract's order, brute force: the value (text as N(value) by code point; nulls last both ways), then the character's id, the anime's id, the language.
+  const cmp = (x: string | null, y: string | null, desc: boolean) => (x === y ? 0 : x === null ? 1 : y === null ? -1 : compareCodePoints(x, y) * (desc ? -1 : 1));
+  const ties = (e: (typeof entries)[number]) => `${e.character}${e.anime}${e.language}`;
+  const expected = (value: (e: (typeof entries)[number]) => string | null, desc: boolean) =>
+    [...entries].sort((x, y) => cmp(value(x), value(y), desc) || (ties(x) < ties(y) ? -1 : ties(x) > ties(y) ? 1 : 0)).map(ties);
+
+  for (const [ordering, value] of [
+    ['aired_from', (e: (typeof entries)[number]) => e.aired],
+    ['anime_name', (e: (typeof entries)[number]) => searchNormalize(e.aname)],
+    ['character_name', (e: (typeof entries)[number]) => searchNormalize(e.cname)],
+  ] as const) {
+    for (const desc of [false, true]) {
+      it(`${desc ? '-' : ''}${ordering}: the partition read ${desc ? 'backwards' : 'forwards'} gives the contract's order`, () => {
+        const partition = items.filter((i) => i.pk === `PERSON#${P1}#V#${ordering}#${desc ? 'D' : 'A'}`).sort((x, y) => compareCodePoints(String(x.sk), String(y.sk)));
+        if (desc) partition.reverse();
+        expect(partition.map((i) => `${String(i.c)}${String(i.a)}${String(i.l)}`)).toEqual(expected(value, desc));
+        expect(new Set(partition.map((i) => i.sk)).size).toBe(entries.length);
+      });
+    }
+  }
+});
+
+describe('voice groups and counts', () => {
+  const state = reverseStateOf(anime, names);
+  it('a group per voice actor of the title, counted per (language, role) and per character', () => {
+    const groups = voiceGroups(state);
+    expect([...groups]).toEqual([[P1, [[C1, 'japanese', 'main']]], [P2, [[C1, 'english', 'main']]]]);
+    const other = voiceGroups({ ...state, id: id('A2'), cast: [{ character: C2, name: 'Beta', role: 'supporting', voices: [[P1, 'japanese'], [P1, 'english']] }] });
+    const items = countItems(new Map([[P1, new Map([[A1, groups.get(P1)!], [id('A2'), other.get(P1)!]])]]));
+    expect(items).toEqual([
+      { pk: `PERSON#${P1}#X`, sk: 'VN', n: 3, 'japanese:main': 1, 'japanese:supporting': 1, 'english:supporting': 1 },
+      { pk: `PERSON#${P1}#X`, sk: `VC#${C1}`, n: 1, 'japanese:main': 1 },
+      { pk: `PERSON#${P1}#X`, sk: `VC#${C2}`, n: 2, 'japanese:supporting': 1, 'english:supporting': 1 },
     ]);
-    expect(items[1]!.v).toEqual({ anime: { id: 'A1', name: 'Title', aired_from: '2001-01-01' }, character: { id: 'C1', name: 'Alpha' }, role: 'main', language: 'japanese' });
-    expect(appearanceTokens(items.filter((i) => i.pk.startsWith('CHARACTER#C1')))).toEqual(['ANIME#A1#main']);
   });
 
-  it('records that are gone (not in names) give no items, and leave the voice lists', () => {
-    const items = reverseItemsOf(anime, new Map([['CHARACTER#C1', 'Alpha'], ['PERSON#P2', 'Two']]));
-    expect(items.map((i) => `${i.pk} ${i.sk}`)).toEqual(['CHARACTER#C1#X ANIME#A1', 'PERSON#P2#X VOICE#A1#C1#english']);
-    expect(items[0]!.v.voices).toEqual([{ person_id: 'P2', language: 'english' }]);
+  it('the count leaves out entries of deleted animes and characters, each once', () => {
+    const A2 = id('A2');
+    const counts = { n: 5, 'japanese:main': 3, 'english:main': 1, 'japanese:supporting': 1 };
+    // A1: C1 main in japanese and english; A2: C1 main japanese, C2 supporting japanese, C2 main japanese (one more anime A3 not deleted).
+    const group = (e: [string, string, string][]) => ({ e });
+    const gone = { animes: [A1], characters: [C1] };
+    // Corrections: A1's group, then C1's counts (C1 is in A1 and A2).
+    const corrections = [group([[C1, 'english', 'main'], [C1, 'japanese', 'main']]), { n: 3, 'japanese:main': 2, 'english:main': 1 }];
+    // Left: A2's C2 supporting japanese and one more japanese main (C2 in A3).
+    expect(voiceCount(counts, corrections, gone, {})).toBe(2);
+    expect(voiceCount(counts, corrections, gone, { language: 'japanese' })).toBe(2);
+    expect(voiceCount(counts, corrections, gone, { role: 'main' })).toBe(1);
+    expect(voiceCount(counts, corrections, gone, { language: 'english' })).toBe(0);
+    expect(voiceCount(counts, [], { animes: [], characters: [] }, { language: 'japanese', role: 'main' })).toBe(3);
+    expect(voiceCount(null, [null], { animes: [A2], characters: [] }, {})).toBe(0);
   });
+});
 
-  it('staff credits are ordered by the title name as §1.6 compares names, then by id; deleted animes are left out', () => {
-    const credit = (id: string, name: string) => ({ pk: 'PERSON#P#X', sk: `STAFF#${id}`, v: { anime: { id, name }, positions: ['X'] } });
+describe('the fan-out', () => {
+  it('a state recorded whole, in parts of at most 100,000 UTF-16 units, under an id equal states share; none for a state that asks for nothing', () => {
+    const big: ReverseState = { ...reverseStateOf(anime, names), staff: Array.from({ length: 300 }, (_, i) => ({ person: id(`P${i}`), positions: Array.from({ length: 10 }, () => '𠀀'.repeat(100)) })) };
+    const items = fanOutItems(big);
+    expect(items[0]).toEqual({ pk: `ANIME#${A1}#F`, sk: 'H', s: stateId(big) });
+    const parts = items.slice(1);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.every((p) => String(p.part).length <= 100_000 && Buffer.byteLength(String(p.part)) < 400_000 && p.parts === parts.length)).toBe(true);
+    expect(JSON.parse(parts.map((p) => String(p.part)).join(''))).toEqual(big);
+    expect(stateId(structuredClone(big))).toBe(stateId(big));
+    expect(fanOutItems({ ...big, cast: [], staff: [] })).toEqual([]);
+  });
+});
+
+describe('a person’s staff credits', () => {
+  it('ordered by the title name as §1.6 compares names, then by id; deleted animes are left out', () => {
+    const credit = (cid: string, name: string) => ({ pk: 'PERSON#P#X', sk: `STAFF#${cid}`, v: { anime: { id: cid, name }, positions: ['X'] } });
     const items = [credit('b', 'beta'), credit('a', 'Éclair'), credit('c', 'Alpha'), credit('d', 'alpha'), credit('e', 'Gone')];
     const tomb = new Deleted({ ANIME: new Set(['e']) });
-    expect((personViews(items, tomb).staff_credits as { anime: { id: string } }[]).map((c) => c.anime.id)).toEqual(['c', 'd', 'b', 'a']);
+    expect(staffCredits(items, tomb).map((c) => c.anime.id)).toEqual(['c', 'd', 'b', 'a']);
   });
 });
 
