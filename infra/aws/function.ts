@@ -13,7 +13,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import type { KeyGrants } from '../../shared/db/key-patterns.js';
+import { grantStatements } from './access.js';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
 import { bundleFunction, ENTRY_FILE } from './bundling.js';
@@ -119,16 +120,22 @@ function functionCode(entry: string): Code {
  * `Null` condition refuses those). DynamoDB checks the key of each item of a BatchGetItem and of
  * a transaction, as of a single-item call.
  */
-export function tableStatement(table: ITable, actions: readonly string[], keys: readonly KeyPattern[]): PolicyStatement {
-  if (keys.length === 0) throw new Error('table access needs at least one key pattern');
-  const indexes = actions.includes('dynamodb:Query') ? TABLE.globalSecondaryIndexes.map((g) => `${table.tableArn}/index/${g.name}`) : [];
-  return new PolicyStatement({
-    actions: [...actions],
-    resources: [table.tableArn, ...indexes],
-    conditions: {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] },
-      Null: { 'dynamodb:LeadingKeys': 'false' },
-    },
+/**
+ * The statements of a role on the table items it may touch (access.ts grantStatements: one per set
+ * of key patterns, with the actions granted on exactly that set), each conditioned on the
+ * partition keys (`dynamodb:LeadingKeys`) and on a key being named at all. None for no grant.
+ */
+export function tableStatements(table: ITable, keys: KeyGrants): PolicyStatement[] {
+  return grantStatements(keys).map((st) => {
+    const indexes = st.actions.includes('dynamodb:Query') ? TABLE.globalSecondaryIndexes.map((g) => `${table.tableArn}/index/${g.name}`) : [];
+    return new PolicyStatement({
+      actions: st.actions,
+      resources: [table.tableArn, ...indexes],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': st.keys },
+        Null: { 'dynamodb:LeadingKeys': 'false' },
+      },
+    });
   });
 }
 

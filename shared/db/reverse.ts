@@ -15,6 +15,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../json.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { chunk } from './titles.js';
+import { CASCADE_KEYS } from './cascades.js';
+import { grant, grants, type KeyGrants } from './key-patterns.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
 
 export const reversePk = (kind: string, id: string) => `${kind}#${id}#X`;
@@ -77,5 +79,20 @@ const CATALOGUE_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEM
  * news (journals left behind) and user accounts (a deleted account's news articles lose their author).
  */
 export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER', 'REVIEW', 'CASCADE'];
-/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items, the users' lists and reviews, its cascades and the tombstones (never users' records). */
-export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS', 'ANIMELIST', 'MANGALIST', 'REVIEW', 'REVIEWS', 'CASCADE'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);
+/**
+ * What the relations consumer reads and writes (key-patterns.ts), never users' records: the
+ * titles and news (rewritten as a title write does, shared/domain/title-writes.ts; their reverse
+ * views reconciled in batches; the users listing a title), the taxonomy records (read, their
+ * counts updated), the users' lists (items changed or removed in list transactions, their titles'
+ * counters with them) and reviews (removed with their votes, in transactions and batches), its
+ * cascades' progress items, and the tombstones (read, cleared).
+ */
+export const RELATION_KEYS: KeyGrants = grants(
+  grant(['ANIME#*', 'MANGA#*', 'CHARACTER#*', 'PERSON#*', 'NEWS#*'], 'GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+  grant(['GENRE#*', 'THEME#*', 'PRODUCER#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*'], 'BatchGetItem', 'UpdateItem'),
+  grant(['ANIMELIST#*', 'MANGALIST#*'], 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+  grant('REVIEW#*', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'),
+  grant('REVIEWS#*', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+  grant(CASCADE_KEYS, 'PutItem', 'DeleteItem'),
+  grant(TOMBSTONE_KEYS, 'BatchGetItem', 'UpdateItem'),
+);
