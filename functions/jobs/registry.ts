@@ -53,7 +53,7 @@ export interface JobDecl {
  */
 const { anime } = TITLE_ITEMS;
 const IMPORTED_TITLE_WRITES = grants(
-  grant(anime.own, 'GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+  grant(anime.own, 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
   grant([...anime.counted, ...anime.referenced], 'BatchGetItem'),
 );
 
@@ -89,15 +89,17 @@ export const JOBS: readonly JobDecl[] = [
     // Locally daily as well. The first import of a store is the whole catalogue: `npm start` does
     // it on its first start, `npm run import-catalogue -- --stage S` on AWS (docs/decisions.md I7).
     localPeriodSeconds: 86_400,
-    // The titles, and the links from the source's items to them (read in batches, put when new).
-    keys: grants(IMPORTED_TITLE_WRITES, grant(SOURCE_KEYS, 'BatchGetItem', 'PutItem')),
+    // The titles (a new one moves the random-pick slots: GetItem of the counter and a slot), and
+    // the links from the source's items to them (read in batches, put when new).
+    keys: grants(IMPORTED_TITLE_WRITES, grant(anime.own, 'GetItem'), grant(SOURCE_KEYS, 'BatchGetItem', 'PutItem')),
   },
   {
     name: 'airing-status',
     entry: 'functions/jobs/airing-status.ts',
     schedule: 'rate(1 hour)',
     description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
-    // Reads the index's status posting lists and the records that may move; writes as a title write.
+    // Reads the index's status posting lists and the records that may move; writes as a title
+    // write (never a creation or deletion: no slots).
     keys: IMPORTED_TITLE_WRITES,
   },
   {

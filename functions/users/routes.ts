@@ -30,7 +30,7 @@ import { grant, grants } from '../../shared/db/key-patterns.js';
 import { listPartitionKeys } from '../../shared/db/playlists.js';
 import { PROFILE_BY_USER_KEYS, PROFILE_WRITES } from '../../shared/db/profiles.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
-import { ACCOUNT_READS, USER_LIST_READS, USER_WRITES, USERNAME_CLAIM_KEYS } from '../../shared/db/users.js';
+import { ACCOUNT_READS, AUTH_KEYS, USER_KEYS, USER_LIST_READS, USER_WRITES, USERNAME_CLAIM_KEYS } from '../../shared/db/users.js';
 import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
 import { listQuery } from '../../shared/http/crud-routes.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
@@ -226,6 +226,7 @@ export const routes = {
     summary: "Set the user's password", body: setPasswordBody,
     response: { status: 204 }, errors: ['validation-error'],
     rateLimit: { policy: 'account' },
-    keys: CHANGE, sendsMail: true,
+    // A new password moves no key of the user's items: they are put again.
+    keys: grants(ACCOUNT_READS, grant(USER_KEYS, 'PutItem'), grant(AUTH_KEYS, 'UpdateItem')), sendsMail: true,
   }),
 } satisfies Record<string, RouteDecl>;

@@ -95,6 +95,8 @@ interface TitleItems {
   views?: readonly KeyPattern[];
   /** Its deletion leaves a tombstone (others reference its records; tombstones.ts). */
   tombstone: boolean;
+  /** It has random picks: a creation or deletion moves its slots, reading the counter and a slot (GetItem; slots.ts). */
+  random: boolean;
 }
 
 /**
@@ -103,7 +105,7 @@ interface TitleItems {
  * anyway). A list queries the catalogue index and reads the page's records and the records its
  * filters name; a detail reads the record (and queries its reverse views). A write reads the
  * title for the change (Query of its partition), may read the kind's counter and slots (GetItem,
- * Query), and puts, updates and deletes its own items: which of these a given write takes
+ * Query; kinds with random picks), and puts, updates and deletes its own items: which of these a given write takes
  * depends on the data (a staged write and its journal, a creation or deletion that moves the
  * random-pick slots), not on the method, so the four writes share them. It answers with the
  * detail (its views). Creations and updates read the records they link and name; the linked
@@ -113,7 +115,7 @@ interface TitleItems {
 function titleOperations(t: TitleItems): CrudGrants {
   const tombstones = TOMBSTONE_READS;
   const views = t.views ? grants(grant(t.own, 'Query'), grant(t.views, 'BatchGetItem')) : {};
-  const write = grants(grant(t.own, 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), views, tombstones);
+  const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones);
   const linking = grants(write, grant(t.counted ?? [], 'BatchGetItem', 'UpdateItem'), grant(t.referenced ?? [], 'BatchGetItem'));
   return {
     list: grants(grant(t.own, 'BatchGetItem', 'Query'), grant(t.filters ?? [], 'BatchGetItem'), tombstones),
@@ -126,18 +128,19 @@ function titleOperations(t: TitleItems): CrudGrants {
 
 /** The items of each title kind and of the records its operations read or write besides its own. */
 export const TITLE_ITEMS = {
-  anime: { own: 'ANIME#*', counted: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], referenced: ['CHARACTER#*', 'PERSON#*'], filters: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], tombstone: true },
+  anime: { own: 'ANIME#*', counted: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], referenced: ['CHARACTER#*', 'PERSON#*'], filters: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], tombstone: true, random: true },
   manga: {
     own: 'MANGA#*',
     counted: ['GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*'],
     referenced: ['CHARACTER#*', 'PERSON#*'],
     filters: ['GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'PERSON#*'],
     tombstone: true,
+    random: true,
   },
   // A character's animes, mangas and voices are reverse views; the voices name their persons.
-  character: { own: 'CHARACTER#*', filters: ['ANIME#*', 'MANGA#*'], views: ['PERSON#*'], tombstone: true },
-  person: { own: 'PERSON#*', views: [], tombstone: true },
-  news: { own: 'NEWS#*', referenced: ['ANIME#*', 'MANGA#*'], filters: ['ANIME#*', 'MANGA#*'], tombstone: false },
+  character: { own: 'CHARACTER#*', filters: ['ANIME#*', 'MANGA#*'], views: ['PERSON#*'], tombstone: true, random: true },
+  person: { own: 'PERSON#*', views: [], tombstone: true, random: true },
+  news: { own: 'NEWS#*', referenced: ['ANIME#*', 'MANGA#*'], filters: ['ANIME#*', 'MANGA#*'], tombstone: false, random: false },
 } as const satisfies Record<string, TitleItems>;
 
 /** What each CRUD operation of each title kind does to the table (titleOperations). */
