@@ -114,16 +114,13 @@ function functionCode(entry: string): Code {
 }
 
 /**
- * Table access: the given actions on the table (and on each of its indexes, when it has any),
- * only on items whose partition key matches one of `keys` (key-patterns.ts). Every key a request
- * names must match (`ForAllValues`, which alone would also allow a request naming no key: the
- * `Null` condition refuses those). DynamoDB checks the key of each item of a BatchGetItem and of
- * a transaction, as of a single-item call.
- */
-/**
- * The statements of a role on the table items it may touch (access.ts grantStatements: one per set
- * of key patterns, with the actions granted on exactly that set), each conditioned on the
- * partition keys (`dynamodb:LeadingKeys`) and on a key being named at all. None for no grant.
+ * Table access as `keys` grants it (key-patterns.ts): one statement per set of key patterns,
+ * holding the actions granted on exactly that set (access.ts grantStatements), on the table (and
+ * on each of its indexes, when it has any), only on items whose partition key matches one of the
+ * statement's patterns. Every key a request names must match (`ForAllValues`, which alone would
+ * also allow a request naming no key: the `Null` condition refuses those). DynamoDB checks the
+ * key of each item of a BatchGetItem and of a transaction, as of a single-item call. No
+ * statement for no grant.
  */
 export function tableStatements(table: ITable, keys: KeyGrants): PolicyStatement[] {
   return grantStatements(keys).map((st) => {

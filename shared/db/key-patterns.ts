@@ -22,16 +22,14 @@ export function matchesKeyPattern(key: string, pattern: KeyPattern): boolean {
 export const allowedKey = (key: string, patterns: readonly KeyPattern[]): boolean => patterns.some((p) => matchesKeyPattern(key, p));
 
 /**
- * The actions on items a role may be granted, as IAM names them (without `dynamodb:`). DynamoDB
+ * The actions on items a role may be granted, as IAM names them (without `dynamodb:`): reads
+ * (GetItem, BatchGetItem, Query, ConditionCheckItem) and writes (the others). DynamoDB
  * authorises a transaction per item: its Put, Update and Delete as PutItem, UpdateItem and
  * DeleteItem, its ConditionCheck as ConditionCheckItem, and TransactGetItems as GetItem. No Scan
  * (DESIGN.md §4), no table administration.
  */
 export const TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 export type TableAction = (typeof TABLE_ACTIONS)[number];
-
-/** The actions that only read (a condition check reads the item it checks). */
-export const READ_ACTIONS: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem'];
 
 /**
  * What a function may do to the items of the table: per partition-key pattern, the actions it
@@ -52,13 +50,6 @@ export function grants(...parts: readonly KeyGrants[]): KeyGrants {
   for (const part of parts) for (const [pattern, actions] of Object.entries(part)) out[pattern] = ordered([...(out[pattern] ?? []), ...actions]);
   return out;
 }
-
-/** The patterns of `grants` (empty: the function touches no item). */
-export const grantedPatterns = (g: KeyGrants): KeyPattern[] => Object.keys(g);
-
-/** Whether `g` allows `action` on the item whose partition key is `key`. */
-export const grantsAction = (g: KeyGrants, action: TableAction, key: string): boolean =>
-  Object.entries(g).some(([pattern, actions]) => actions.includes(action) && matchesKeyPattern(key, pattern));
 
 /**
  * What each operation of the catalogue CRUD pattern (API.md §4.0) does to the table: the list,

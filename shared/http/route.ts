@@ -81,8 +81,9 @@ export interface RouteDecl {
   errors?: readonly ProblemType[];
   /**
    * The table items the operation touches and what it does to them: per partition-key pattern of
-   * the entity modules of shared/db (e.g. `ENTITY_OPERATIONS`, `AUTH_KEYS`), the DynamoDB actions it
-   * performs on those items (KeyGrants, shared/db/key-patterns.ts). Its function may do nothing
+   * the entity modules of shared/db, the DynamoDB actions it performs on those items (KeyGrants,
+   * shared/db/key-patterns.ts; e.g. `grant(REFRESH_KEYS, 'GetItem')`, or what a module grants for
+   * what it does, `USER_WRITES.replace`, records.ts `crudGrants`). Its function may do nothing
    * else to the table (one statement per set of patterns, each with the `dynamodb:LeadingKeys`
    * condition, infra/aws/access.ts). What every function of a kind needs is added there, not
    * here: the auth states for public routes (token checks), the counters for a `rateLimit`, the
