@@ -2189,6 +2189,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -2631,6 +2640,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -2707,6 +2725,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2944,6 +2971,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4137,6 +4173,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -4447,6 +4492,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -4523,6 +4577,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4682,6 +4745,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5001,6 +5073,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -5225,6 +5306,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -5301,6 +5391,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5430,6 +5529,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5641,6 +5749,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5875,6 +5992,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -5951,6 +6077,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6081,6 +6216,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6857,6 +7001,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -7077,6 +7230,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -7153,6 +7315,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7280,6 +7451,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7652,6 +7832,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8039,6 +8228,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -8115,6 +8313,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8318,6 +8525,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9241,6 +9457,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -9520,6 +9745,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -9596,6 +9830,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9748,6 +9991,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10009,6 +10261,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10305,6 +10566,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -10381,6 +10651,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10541,6 +10820,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13156,6 +13444,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -13404,6 +13701,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -13480,6 +13786,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13621,6 +13936,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18024,6 +18348,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -18251,6 +18584,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `urn:problem:internal-error` (Internal error) */
             500: {
                 headers: {
@@ -18327,6 +18669,15 @@ export interface operations {
             };
             /** @description `urn:problem:precondition-failed` (Precondition failed) */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18457,6 +18808,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:rate-limited` (Too many requests) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,7 @@
  * local emulation behaves like the deployed gateway; and the gateway's and the edge's limits.
  */
 import type { RouteDecl } from '../shared/http/route.js';
-import { needsCaller, POLICIES, type PolicyName } from '../shared/http/rate-limits.js';
+import { needsCaller, POLICIES, routePolicies, type PolicyName } from '../shared/http/rate-limits.js';
 
 export const AUTHORIZER = {
   /**
@@ -59,10 +59,9 @@ export const ROUTE_THROTTLE_BY_POLICY: Readonly<Partial<Record<PolicyName, Throt
 
 /** The stricter throttling of a route, derived from its declaration; undefined: the stage's. */
 export function routeThrottle(route: Pick<RouteDecl, 'rateLimit'>): Throttle | undefined {
-  if (!route.rateLimit) return undefined;
-  const policy = route.rateLimit.policy;
-  if (POLICIES[policy].some((limit) => needsCaller(limit.dimension))) return undefined;
-  return ROUTE_THROTTLE_BY_POLICY[policy] ?? ROUTE_THROTTLE;
+  const policies = routePolicies(route).map((decl) => decl.policy);
+  if (policies.length === 0 || policies.some((policy) => POLICIES[policy].some((limit) => needsCaller(limit.dimension)))) return undefined;
+  return ROUTE_THROTTLE_BY_POLICY[policies[0]!] ?? ROUTE_THROTTLE;
 }
 
 /**

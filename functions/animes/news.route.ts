@@ -4,6 +4,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { linkedListRoute } from '../../shared/http/crud-routes.js';
 import { newsTitle } from '../../shared/db/news.js';
 import { animeNews } from '../../shared/domain/news.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 
-export const route = linkedListRoute(animeNews, { name: 'animes.news', path: '/api/animes/{id}/news/', summary: 'List the news of an anime', keys: [titleKeys(animeTitle), titleKeys(newsTitle), TOMBSTONE_KEYS] });
+export const route = linkedListRoute(animeNews, { name: 'animes.news', path: '/api/animes/{id}/news/', summary: 'List the news of an anime', keys: grants(grant(titleKeys(animeTitle), 'BatchGetItem'), grant(titleKeys(newsTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS) });

@@ -1,6 +1,6 @@
 /** The six declarations of the catalogue CRUD pattern for /api/characters/ (shared/http/crud-routes.ts). */
 import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { characters } from '../../shared/domain/characters.js';
-import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
+import { TITLE_OPERATIONS } from '../../shared/domain/title-resource.js';
 
-export const crud = crudRoutes({ ...characters, keys: TITLE_KEYS.character });
+export const crud = crudRoutes({ ...characters, keys: TITLE_OPERATIONS.character });

@@ -5,12 +5,14 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { animeTitle } from '../../shared/db/animes.js';
 import { animeRead } from '../../shared/domain/animes.js';
 import { genreAnimesQuery } from '../../shared/domain/linked-animes.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
 
 export const route = defineRoute({
   name: 'genres.animes', method: 'GET', path: '/api/genres/{id}/animes/', access: 'public',
   summary: 'List the animes of a genre', query: genreAnimesQuery,
   response: { status: 200, schema: animeRead, page: true, fields: Object.keys(animeRead.shape) }, errors: ['not-found'],
-  keys: [entityKeys(genreEntity), titleKeys(animeTitle), TOMBSTONE_KEYS],
+  // The genre (404), the posting list of its animes and their records, the tombstones.
+  keys: grants(grant(entityKeys(genreEntity), 'BatchGetItem'), grant(titleKeys(animeTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS),
 });

@@ -5,7 +5,8 @@ import { entityKeys } from '../../shared/db/records.js';
 import { genreEntity } from '../../shared/db/taxonomy.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { mangas } from '../../shared/domain/mangas.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
@@ -14,5 +15,6 @@ export const route = defineRoute({
   summary: 'List the mangas of a genre',
   query: z.object({ ordering: orderingParam(mangas.list.orderings, 'name') }),
   response: { status: 200, schema: mangas.read, page: true, fields: Object.keys(mangas.read.shape) }, errors: ['not-found'],
-  keys: [titleKeys(mangaTitle), entityKeys(genreEntity), TOMBSTONE_KEYS],
+  // The genre (404), the posting list of its mangas and their records, the tombstones.
+  keys: grants(grant(entityKeys(genreEntity), 'BatchGetItem'), grant(titleKeys(mangaTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS),
 });

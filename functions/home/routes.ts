@@ -2,11 +2,12 @@
 import * as z from 'zod/mini';
 import { newsTitle } from '../../shared/db/news.js';
 import { ANIME_LIST } from '../../shared/domain/playlists.js';
-import { playlistKeys } from '../../shared/db/playlists.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { listPartitionKeys } from '../../shared/db/playlists.js';
 import { RECOMMENDATION_KEYS } from '../../shared/db/recommendations.js';
-import { REVIEW_KEYS } from '../../shared/db/reviews.js';
+import { REVIEW_PAGE_READS } from '../../shared/db/reviews.js';
 import { titleKeys } from '../../shared/db/titles.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { animeTitle } from '../../shared/db/animes.js';
 import { animeCard } from '../../shared/domain/cards.js';
 import { news } from '../../shared/domain/news.js';
@@ -34,6 +35,14 @@ export const routes = {
     },
     // Personalised with a token: private to the caller (Vary: Authorization).
     cache: 'public-vary',
-    keys: [titleKeys(animeTitle), titleKeys(newsTitle), ...REVIEW_KEYS, RECOMMENDATION_KEYS, playlistKeys(ANIME_LIST)[0]!, TOMBSTONE_KEYS],
+    // The seasons' animes and the latest news (index Queries, then the records), the recent
+    // reviews, the stored recommendations and the caller's list vectors, the tombstones.
+    keys: grants(
+      grant([titleKeys(animeTitle), titleKeys(newsTitle)], 'BatchGetItem', 'Query'),
+      REVIEW_PAGE_READS,
+      grant(RECOMMENDATION_KEYS, 'BatchGetItem'),
+      grant(listPartitionKeys(ANIME_LIST), 'Query'),
+      TOMBSTONE_READS,
+    ),
   }),
 };

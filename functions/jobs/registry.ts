@@ -4,26 +4,21 @@
  * runs the same modules.
  * `cron(…)` times are UTC.
  */
-import { REVIEW_COUNT_KEYS } from '../../shared/db/reviews.js';
-import type { KeyPattern } from '../../shared/db/key-patterns.js';
 import { FILE_KEYS } from '../../shared/db/files.js';
-import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
-import { PROFILE_KEYS } from '../../shared/db/profiles.js';
-import { AUTHOR_POSTING_KEYS } from '../../shared/db/news.js';
-import { SOCIAL_LINK_KEYS } from '../../shared/db/social.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
-import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
+import { grant, grants, type KeyGrants } from '../../shared/db/key-patterns.js';
+import { DELIVERY_KEYS, DUE_KEYS } from '../../shared/db/outbox.js';
+import { RANKINGS_JOB_KEYS } from '../../shared/db/rankings.js';
+import { RECOMMENDATION_KEYS } from '../../shared/db/recommendations.js';
 import { SOURCE_KEYS } from '../../shared/db/sources.js';
-import { RANKINGS_KEYS } from '../../shared/db/rankings.js';
 import { titleKeys } from '../../shared/db/titles.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
+import { PENDING_KEYS } from '../../shared/db/users.js';
 import { animeTitle } from '../../shared/db/animes.js';
 import { mangaTitle } from '../../shared/db/mangas.js';
 import { characterTitle } from '../../shared/db/characters.js';
 import { personTitle } from '../../shared/db/persons.js';
-import { TITLE_KEYS } from '../../shared/domain/title-resource.js';
-import { RECOMMENDATION_KEYS } from '../../shared/db/recommendations.js';
-import { titleCounterKeys } from '../../shared/db/playlists.js';
-import { ANIME_LIST, MANGA_LIST } from '../../shared/domain/playlists.js';
+import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
+import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -38,28 +33,29 @@ export interface JobDecl {
    * schedule; a `cron(…)` job needs this). LOCAL_JOB_PERIOD_SECONDS overrides it for every job.
    */
   localPeriodSeconds?: number;
-  /** The job writes items kept in step by it alone with BatchWriteItem (unconditional, idempotent puts and deletes). */
-  batchWrites?: boolean;
   /** The job sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
   deletesFiles?: boolean;
-  /** The table items the job touches, as partition-key patterns (as RouteDecl.keys); its role may touch no other. */
-  keys: readonly KeyPattern[];
-  /** Table items the job only reads (its role may read, not write, them). */
-  readKeys?: readonly KeyPattern[];
+  /** What the job does to the table (as RouteDecl.keys: per partition-key pattern, the actions); its role may do nothing else. */
+  keys: KeyGrants;
   /** The function's timeout in minutes (default 5; Lambda allows 15) and memory in MB (default 1024). */
   timeoutMinutes?: number;
   memoryMB?: number;
 }
 
 /**
- * What the catalogue import writes and reads (shared/domain/catalogue-import.ts): the animes' own
- * items and the records a contributor may have linked to an imported title (read to check them
- * when the title is written again, as an anime's PUT does; the import links none, so it changes
- * no count of theirs). The tombstones are not read: a title write does not.
+ * What writing imported titles does (shared/domain/catalogue-import.ts: the API's write path for
+ * each title, the titles read in batches first): the animes' own items, as an anime write does
+ * them, and the records a contributor may have linked to an imported title, read to check them
+ * when the title is written again (the import links none, so it changes no count of theirs). The
+ * tombstones are not read: only a write's response (the detail) reads them.
  */
-const IMPORTED_TITLE_KEYS = TITLE_KEYS.anime.filter((k) => k !== TOMBSTONE_KEYS);
+const { anime } = TITLE_ITEMS;
+const IMPORTED_TITLE_WRITES = grants(
+  grant(anime.own, 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+  grant([...anime.counted, ...anime.referenced], 'BatchGetItem'),
+);
 
 export const JOBS: readonly JobDecl[] = [
   {
@@ -70,7 +66,8 @@ export const JOBS: readonly JobDecl[] = [
     // Locally every few seconds, so a retry is sent soon after it becomes due.
     localPeriodSeconds: 5,
     sendsMail: true,
-    keys: DELIVERY_KEYS,
+    // What the mailer does, and the due entries read.
+    keys: grants(DELIVERY_KEYS, grant(DUE_KEYS, 'Query')),
   },
   {
     name: 'cleanup',
@@ -82,7 +79,7 @@ export const JOBS: readonly JobDecl[] = [
     deletesFiles: true,
     // Reads the pending entries and deletes each account as an account deletion does, without
     // e-mail; reads the files due for removal and deletes their items.
-    keys: [USER_KEYS, AUTH_KEYS, PROFILE_KEYS, ...SOCIAL_LINK_KEYS, AUTHOR_POSTING_KEYS, TOMBSTONE_KEYS, FILE_KEYS, REVIEW_COUNT_KEYS],
+    keys: grants(grant(PENDING_KEYS, 'Query'), ACCOUNT_DELETION, grant(FILE_KEYS, 'Query', 'DeleteItem')),
   },
   {
     name: 'season-refresh',
@@ -92,16 +89,18 @@ export const JOBS: readonly JobDecl[] = [
     // Locally daily as well. The first import of a store is the whole catalogue: `npm start` does
     // it on its first start, `npm run import-catalogue -- --stage S` on AWS (docs/decisions.md I7).
     localPeriodSeconds: 86_400,
-    // The titles, and the links from the source's items to them.
-    keys: [...IMPORTED_TITLE_KEYS, SOURCE_KEYS],
+    // The titles (a new one moves the random-pick slots: GetItem of the counter and a slot), and
+    // the links from the source's items to them (read in batches, put when new).
+    keys: grants(IMPORTED_TITLE_WRITES, grant(anime.own, 'GetItem'), grant(SOURCE_KEYS, 'BatchGetItem', 'PutItem')),
   },
   {
     name: 'airing-status',
     entry: 'functions/jobs/airing-status.ts',
     schedule: 'rate(1 hour)',
     description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
-    // Reads the index's status posting lists and the records that may move; writes as a title write.
-    keys: IMPORTED_TITLE_KEYS,
+    // Reads the index's status posting lists and the records that may move; writes as a title
+    // write (never a creation or deletion: no slots).
+    keys: IMPORTED_TITLE_WRITES,
   },
   {
     name: 'rankings',
@@ -109,13 +108,15 @@ export const JOBS: readonly JobDecl[] = [
     schedule: 'rate(10 minutes)',
     description: 'Computes rank and popularity of animes and mangas, favorites and members of characters, favorites of persons, and the top lists',
     timeoutMinutes: 15,
-    // The top lists' entries: puts and deletes of what changed, 25 per call.
-    batchWrites: true,
     // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
-    // index; writes their numbers as a title write does (record and index items, no linked
-    // record changes), the titles' positions, its lease, state and top lists. No tombstones, no
+    // index (Query); writes their numbers as a title write does (record and index items, no
+    // linked record changes), the titles' positions, its lease, state and top lists (the
+    // changed entries put and deleted with BatchWriteItem, 25 per call). No tombstones, no
     // accounts, no linked taxonomy records.
-    keys: [titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle), ...RANKINGS_KEYS],
+    keys: grants(
+      grant([titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle)], 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      RANKINGS_JOB_KEYS,
+    ),
   },
   {
     name: 'recommendations',
@@ -125,10 +126,14 @@ export const JOBS: readonly JobDecl[] = [
     // ~2 minutes at 1,000,000 list items (docs/recommendations-at-scale.md); the lease outlasts the timeout.
     timeoutMinutes: 15,
     memoryMB: 2048,
-    // Writes only its own items; reads the slots (every title), who lists each title high, the
-    // titles' records (`ANIME#*` names them: a key pattern cannot tell a record from the title's
-    // other items, so those are read-only) and the tombstones.
-    keys: [RECOMMENDATION_KEYS],
-    readKeys: [titleCounterKeys(ANIME_LIST), titleCounterKeys(MANGA_LIST), TOMBSTONE_KEYS],
+    // Writes only its own items (its lease with UpdateItem, the lists put; the stored lists read
+    // to compare); reads the slots (every title) and who lists each title high (Query), the
+    // titles' records (BatchGetItem; `ANIME#*` names them: a key pattern cannot tell a record
+    // from the title's other items, so those are read-only) and the tombstones.
+    keys: grants(
+      grant(RECOMMENDATION_KEYS, 'BatchGetItem', 'PutItem', 'UpdateItem'),
+      grant([titleKeys(animeTitle), titleKeys(mangaTitle)], 'BatchGetItem', 'Query'),
+      TOMBSTONE_READS,
+    ),
   },
 ];

@@ -3,7 +3,8 @@ import * as z from 'zod/mini';
 import { mangaTitle } from '../../shared/db/mangas.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { castFilters, castOrderings, mangaCastItem } from '../../shared/domain/casts.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
@@ -12,5 +13,6 @@ export const route = defineRoute({
   summary: "List a manga's characters",
   query: z.object({ ordering: orderingParam(castOrderings, 'position'), ...castFilters }),
   response: { status: 200, schema: mangaCastItem, page: true, fields: Object.keys(mangaCastItem.shape) }, errors: ['not-found'],
-  keys: [titleKeys(mangaTitle), 'CHARACTER#*', TOMBSTONE_KEYS],
+  // The manga's characters relation (its chunks), the characters, the tombstones.
+  keys: grants(grant(titleKeys(mangaTitle), 'GetItem', 'Query'), grant('CHARACTER#*', 'BatchGetItem'), TOMBSTONE_READS),
 });

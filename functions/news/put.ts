@@ -1,6 +1,7 @@
 import { updateTitle } from '../../shared/http/titles.js';
 import { createHandler } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { news } from '../../shared/domain/news.js';
 import { routes } from './routes.js';
 
-export const handler = createHandler(routes.put, updateTitle(news, 'replace'));
+export const handler = createHandler(routes.put, updateTitle(news, 'replace'), { rateLimits: requestLimits });

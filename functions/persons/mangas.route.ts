@@ -1,6 +1,7 @@
 /** The declaration of `persons.mangas` (its function: mangas.ts). */
 import * as z from 'zod/mini';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { authoredFilters, authoredItem, authoredOrderings } from '../../shared/domain/authored.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
@@ -10,5 +11,6 @@ export const route = defineRoute({
   summary: 'List the mangas a person is credited as author of',
   query: z.object({ ordering: orderingParam(authoredOrderings, '-published_from'), ...authoredFilters }),
   response: { status: 200, schema: authoredItem, page: true, fields: Object.keys(authoredItem.shape) }, errors: ['not-found'],
-  keys: ['PERSON#*', 'MANGA#*', TOMBSTONE_KEYS],
+  // The person (404), the posting list of the mangas crediting them and their records, the tombstones.
+  keys: grants(grant('PERSON#*', 'BatchGetItem'), grant('MANGA#*', 'BatchGetItem', 'Query'), TOMBSTONE_READS),
 });

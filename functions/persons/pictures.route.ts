@@ -1,6 +1,7 @@
 /** The declaration of `persons.pictures` (its function: pictures.ts). */
 import * as z from 'zod/mini';
 import { personTitle } from '../../shared/db/persons.js';
+import { grant } from '../../shared/db/key-patterns.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { mediaOrderings, pictureRead } from '../../shared/domain/media.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -10,5 +11,7 @@ export const route = defineRoute({
   name: 'persons.pictures', method: 'GET', path: '/api/persons/{id}/pictures/', access: 'public',
   summary: "List a person's pictures",
   query: z.object({ ordering: orderingParam(mediaOrderings, 'position') }),
-  response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], keys: [titleKeys(personTitle)],
+  response: { status: 200, schema: pictureRead, page: true, fields: Object.keys(pictureRead.shape) }, errors: ['not-found'], 
+  // The record's existence (GetItem) and the relation's chunks (Query), shared/db/titles.ts readRelation.
+  keys: grant(titleKeys(personTitle), 'GetItem', 'Query'),
 });

@@ -1,6 +1,7 @@
 /** The declaration of `persons.voices` (its function: voices.ts). */
 import * as z from 'zod/mini';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/voices.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
@@ -10,5 +11,6 @@ export const route = defineRoute({
   summary: 'List the characters a person voices, with their animes',
   query: z.object({ ordering: orderingParam(voiceOrderings, '-aired_from'), ...voiceFilters }),
   response: { status: 200, schema: voiceItem, page: true, fields: Object.keys(voiceItem.shape) }, errors: ['not-found'],
-  keys: ['PERSON#*', 'ANIME#*', 'CHARACTER#*', TOMBSTONE_KEYS],
+  // The person (404) and their voice items, the animes and characters, the tombstones.
+  keys: grants(grant('PERSON#*', 'BatchGetItem', 'Query'), grant(['ANIME#*', 'CHARACTER#*'], 'BatchGetItem'), TOMBSTONE_READS),
 });

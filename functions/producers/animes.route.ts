@@ -1,5 +1,6 @@
 /** The declaration of `producers.animes` (its function: animes.ts). */
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { animeTitle } from '../../shared/db/animes.js';
 import { entityKeys } from '../../shared/db/records.js';
 import { producerEntity } from '../../shared/db/taxonomy.js';
@@ -11,5 +12,6 @@ export const route = defineRoute({
   name: 'producers.animes', method: 'GET', path: '/api/producers/{id}/animes/', access: 'public',
   summary: 'List the animes crediting a producer', query: producerAnimesQuery,
   response: { status: 200, schema: producerAnimeRead, page: true, fields: Object.keys(producerAnimeRead.shape) }, errors: ['not-found'],
-  keys: [entityKeys(producerEntity), titleKeys(animeTitle), TOMBSTONE_KEYS],
+  // The producer (404), the posting lists of its animes and their records, the tombstones.
+  keys: grants(grant(entityKeys(producerEntity), 'BatchGetItem'), grant(titleKeys(animeTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS),
 });

@@ -2,7 +2,8 @@
 import * as z from 'zod/mini';
 import { animeTitle } from '../../shared/db/animes.js';
 import { titleKeys } from '../../shared/db/titles.js';
-import { TOMBSTONE_KEYS } from '../../shared/db/tombstones.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { animeRead } from '../../shared/domain/animes.js';
 import { Season } from '../../shared/domain/enums.js';
 import { seasonParams, seasonQuery } from '../../shared/domain/seasons.js';
@@ -15,7 +16,8 @@ const response = {
   fields: Object.keys(animeRead.shape),
   envelope: { year: z.int(), season: z.enum(Season) },
 } as const;
-const keys = [titleKeys(animeTitle), TOMBSTONE_KEYS];
+/** The season's posting list (Query) and its animes' records, the tombstones. */
+const keys = grants(grant(titleKeys(animeTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS);
 
 export const routes = {
   get: defineRoute({

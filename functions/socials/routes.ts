@@ -1,10 +1,11 @@
 /** The operations on /api/socials/ (API.md §4.17): social sign-in with OpenID Connect providers. */
 import * as z from 'zod/mini';
 import { PROVIDER_NAME } from '../../shared/auth/social.js';
-import { PROFILE_KEYS } from '../../shared/db/profiles.js';
+import { grant, grants } from '../../shared/db/key-patterns.js';
+import { PROFILE_WRITES } from '../../shared/db/profiles.js';
 import { REFRESH_KEYS } from '../../shared/db/sessions.js';
 import { SOCIAL_LINK_KEYS, SOCIAL_STATE_KEYS } from '../../shared/db/social.js';
-import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
+import { ACCOUNT_READS, USER_WRITES } from '../../shared/db/users.js';
 import { MSG } from '../../shared/domain/fields.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 
@@ -26,8 +27,8 @@ export const routes = {
     rateLimit: { policy: 'social' },
     // The provider's configuration (discovery, authorization URL); no client secret.
     uses: ['social-providers'],
-    writes: 'put',
-    keys: [SOCIAL_STATE_KEYS],
+    // Stores the state (a new item; never read or changed here).
+    keys: grant(SOCIAL_STATE_KEYS, 'PutItem'),
   }),
   finish: defineRoute({
     name: 'socials.finish', method: 'POST', path, access: 'credentials',
@@ -45,8 +46,21 @@ export const routes = {
     rateLimit: { policy: 'social' },
     // The code exchange authenticates as the provider's client; the result is a new token pair.
     uses: ['social-providers', 'social-secrets', 'signing-key'],
-    // The state, the link, the account (found, linked or created with its profile), the new token
-    // family, and E10 when an existing account is linked.
-    keys: [SOCIAL_STATE_KEYS, ...SOCIAL_LINK_KEYS, USER_KEYS, AUTH_KEYS, PROFILE_KEYS, REFRESH_KEYS], sendsMail: true,
+    // The state (taken: a conditional DeleteItem), the link (read, put; the user's copy put and a
+    // replaced one deleted), the account (read; created with its profile, changed when linked, or
+    // a never-activated registration re-created with its profile), the new token family, and E10
+    // when an existing account is linked (sendsMail).
+    keys: grants(
+      grant(SOCIAL_STATE_KEYS, 'DeleteItem'),
+      grant(SOCIAL_LINK_KEYS[0]!, 'GetItem', 'PutItem'),
+      grant(SOCIAL_LINK_KEYS[1]!, 'PutItem', 'DeleteItem'),
+      ACCOUNT_READS,
+      USER_WRITES.create,
+      USER_WRITES.recreate,
+      PROFILE_WRITES.create,
+      PROFILE_WRITES.rename,
+      grant(REFRESH_KEYS, 'PutItem'),
+    ),
+    sendsMail: true,
   }),
 } satisfies Record<string, RouteDecl>;

@@ -5,7 +5,7 @@
  * invokes the same modules.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { KeyPattern as PartitionKeyPattern } from '../../shared/db/key-patterns.js';
+import type { KeyGrants } from '../../shared/db/key-patterns.js';
 import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 import { EFFECT_KINDS, RELATION_KEYS } from '../../shared/db/reverse.js';
@@ -39,15 +39,11 @@ export interface StreamConsumerDecl {
   /** The function's timeout (default DEFAULT_CONSUMER_TIMEOUT_SECONDS). */
   timeoutSeconds?: number;
   /**
-   * It writes unconditional, idempotent items in batches (BatchWriteItem, granted on its keys
-   * only): derived items a later run would write the same.
+   * What the consumer does to the table (as RouteDecl.keys: per partition-key pattern, the
+   * actions; BatchWriteItem for derived items a later run would write the same); its role may
+   * do nothing else. Not what its filter passes: the records come from the stream.
    */
-  batchWrites?: boolean;
-  /**
-   * The table items the consumer reads and writes, as partition-key patterns (as RouteDecl.keys);
-   * its role may touch no other. Not what its filter passes: the records come from the stream.
-   */
-  keys: readonly PartitionKeyPattern[];
+  keys: KeyGrants;
 }
 
 /** A consumer's timeout unless it declares one. */
@@ -88,7 +84,6 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     retryAttempts: 5,
     // A deleted genre's cleanup rewrites every anime that has it.
     timeoutSeconds: 900,
-    batchWrites: true,
     keys: RELATION_KEYS,
   },
 ];

@@ -11,14 +11,14 @@ export const routes = {
     name: 'support.schema', method: 'GET', path: '/api/schema/', access: 'credentials',
     summary: 'The OpenAPI 3.1 document of this API', cache: 'static',
     response: { status: 200, schema: z.looseObject({ openapi: z.string() }) },
-    keys: [],
+    keys: {},
   }),
   docs: defineRoute({
     name: 'support.docs', method: 'GET', path: '/api/docs/', access: 'credentials',
     summary: 'An interactive reference of this API (an HTML page rendering /api/schema/)', cache: 'static',
     response: { status: 200, media: 'text/html' },
     packageFiles: [RENDERER],
-    keys: [],
+    keys: {},
   }),
   jwks: defineRoute({
     name: 'support.jwks', method: 'GET', path: '/.well-known/jwks.json', access: 'credentials',
@@ -30,6 +30,6 @@ export const routes = {
         keys: z.array(z.object({ kty: z.string(), crv: z.string(), x: z.string(), kid: z.string(), alg: z.string(), use: z.literal('sig') })),
       }),
     },
-    keys: [],
+    keys: {},
   }),
 };

@@ -1,7 +1,8 @@
 /** The operations on /api/tokens/ (API.md §4.19): credentials in, token pairs out. */
 import * as z from 'zod/mini';
+import { grant, grants } from '../../shared/db/key-patterns.js';
 import { REFRESH_KEYS } from '../../shared/db/sessions.js';
-import { AUTH_KEYS, USER_KEYS } from '../../shared/db/users.js';
+import { ACCOUNT_READS, AUTH_KEYS, USER_WRITES } from '../../shared/db/users.js';
 import { refreshBody, signInBody, verifyBody } from '../../shared/domain/users.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
 
@@ -16,8 +17,8 @@ export const routes = {
     errors: ['validation-error', 'invalid-credentials', 'account-inactive'],
     rateLimit: { policy: 'sign-in' },
     uses: ['signing-key'],
-    // Reads the account by e-mail; `last_login` changes with the user.
-    keys: [USER_KEYS, AUTH_KEYS, REFRESH_KEYS],
+    // Reads the account by e-mail; `last_login` changes with the user; the new family's refresh token is stored.
+    keys: grants(ACCOUNT_READS, USER_WRITES.replace, grant(REFRESH_KEYS, 'PutItem')),
   }),
   refresh: defineRoute({
     name: 'tokens.refresh', method: 'POST', path: '/api/tokens/jwt/refresh/', access: 'credentials',
@@ -28,8 +29,9 @@ export const routes = {
     rateLimit: { policy: 'token' },
     // Verifies the refresh token it is given, then mints the next pair.
     uses: ['public-keys', 'signing-key'],
-    // Token checks and revocations need only the auth state, never the user record.
-    keys: [REFRESH_KEYS, AUTH_KEYS],
+    // Spends the refresh token (a conditional UpdateItem) and stores the next one; checks the
+    // auth state, and revokes the family there when a spent token comes back. Never the user record.
+    keys: grants(grant(REFRESH_KEYS, 'PutItem', 'UpdateItem'), grant(AUTH_KEYS, 'GetItem', 'UpdateItem')),
   }),
   verify: defineRoute({
     name: 'tokens.verify', method: 'POST', path: '/api/tokens/jwt/verify/', access: 'credentials',
@@ -39,6 +41,7 @@ export const routes = {
     errors: ['validation-error', 'invalid-token'],
     rateLimit: { policy: 'token' },
     uses: ['public-keys'],
-    keys: [REFRESH_KEYS, AUTH_KEYS],
+    // Only reads: the refresh token's state and the auth state.
+    keys: grant([REFRESH_KEYS, AUTH_KEYS], 'GetItem'),
   }),
 } satisfies Record<string, RouteDecl>;

@@ -1,49 +1,70 @@
 /**
  * What each function may touch (DESIGN.md §6, least privilege), derived from the facts of its
- * route declaration (shared/http/route.ts) and nothing else: the method, `access`, `keys`,
- * `response.page`, `rateLimit`, `sendsMail`, `writes` and `uses`. No route is named here: a
+ * route declaration (shared/http/route.ts) and nothing else: `access`, `keys` (the actions per
+ * key pattern), `response.page`, `rateLimit`, `sendsMail` and `uses`. No route is named here: a
  * route that starts needing more says so in its declaration (e.g. `uses: ['signing-key']`).
  */
 import { FUNCTION_ENV } from '../api-config.js';
-import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import { grant, grants, TABLE_ACTIONS, type KeyGrants, type KeyPattern, type TableAction } from '../../shared/db/key-patterns.js';
 import { OUTBOX_KEYS } from '../../shared/db/outbox.js';
 import { RATE_KEYS } from '../../shared/db/rate-counters.js';
 import { AUTH_KEYS } from '../../shared/db/users.js';
+import { routePolicies } from '../../shared/http/rate-limits.js';
 import type { Capability, RouteDecl } from '../../shared/http/route.js';
 
-/** Reads of the table (TransactGetItems is authorised per item as GetItem). */
-export const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+/** A public route's token check: the auth state of a sent token, read with the operation's own items (API.md §2.1). */
+export const TOKEN_CHECK: KeyGrants = grant(AUTH_KEYS, 'BatchGetItem');
+
+/** Counting a request against a rate limit, and taking the count back (shared/db/rate-counters.ts). */
+export const RATE_COUNTING: KeyGrants = grant(RATE_KEYS, 'UpdateItem');
+
+/** Queuing an e-mail: the outbox message and its due entry, in the transaction of the change (shared/db/outbox.ts). */
+export const MAIL_QUEUING: KeyGrants = grant(OUTBOX_KEYS, 'PutItem');
 
 /**
- * Writes. TransactWriteItems is authorised per item action, so a transaction with a condition
- * check needs ConditionCheckItem. No Scan (DESIGN.md §4), no BatchWriteItem (writes are
- * conditioned transactions), no table administration.
- */
-export const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'] as const;
-
-/**
- * The table actions of a route's function: reads and writes for every method but GET. A GET
- * reads; with a rate-limit policy it also counts its requests (UpdateItem,
- * shared/db/rate-counters.ts); `writes: 'put'` adds PutItem, `writes: true` every write.
- */
-export function tableActions(route: Pick<RouteDecl, 'method' | 'rateLimit' | 'writes'>): readonly string[] {
-  if (route.method !== 'GET' || route.writes === true) return [...TABLE_READ, ...TABLE_WRITE];
-  return [...TABLE_READ, ...(route.writes === 'put' ? ['dynamodb:PutItem'] : []), ...(route.rateLimit ? ['dynamodb:UpdateItem'] : [])];
-}
-
-/**
- * The items a route's function may touch (partition-key patterns, the `dynamodb:LeadingKeys` of
- * its role): those its declaration lists, plus what every function of its kind needs — the auth
- * states on public routes (they check a sent token themselves, API.md §2.1), the counters of a
+ * What a route's function may do to the table: what its declaration grants (`keys`), plus what
+ * every function of its kind needs — the token check of public routes, the counters of a
  * `rateLimit`, the outbox for `sendsMail`.
  */
-export function routeKeys(route: Pick<RouteDecl, 'access' | 'keys' | 'rateLimit' | 'sendsMail'>): KeyPattern[] {
-  const implied = [...(route.access === 'public' ? [AUTH_KEYS] : []), ...(route.rateLimit ? [RATE_KEYS] : []), ...(route.sendsMail ? [OUTBOX_KEYS] : [])];
-  return [...new Set([...route.keys, ...implied])];
+export function routeKeys(route: Pick<RouteDecl, 'access' | 'keys' | 'rateLimit' | 'sendsMail'>): KeyGrants {
+  return grants(
+    route.keys,
+    route.access === 'public' ? TOKEN_CHECK : {},
+    routePolicies(route).length > 0 ? RATE_COUNTING : {},
+    route.sendsMail ? MAIL_QUEUING : {},
+  );
 }
 
 /** The authorizer checks tokens: it reads the users' auth states, and nothing else. */
-export const AUTHORIZER_KEYS: readonly KeyPattern[] = [AUTH_KEYS];
+export const AUTHORIZER_KEYS: KeyGrants = grant(AUTH_KEYS, 'GetItem');
+
+/** One statement of a role on the table: these actions (IAM names) on the items of these patterns. */
+export interface TableStatement {
+  actions: string[];
+  keys: KeyPattern[];
+}
+
+/**
+ * The statements that grant exactly `keys`: one per set of patterns, holding every action that
+ * is granted on exactly that set. So each action is in one statement with every pattern it is
+ * granted on, and a call that names several items (BatchGetItem, BatchWriteItem) is allowed
+ * whether DynamoDB checks its keys one by one or as one set against a statement's
+ * `ForAllValues` condition. Stable order: statements by their first action, patterns sorted.
+ */
+export function grantStatements(keys: KeyGrants): TableStatement[] {
+  const byPatterns = new Map<string, { actions: TableAction[]; keys: KeyPattern[] }>();
+  for (const action of TABLE_ACTIONS) {
+    const patterns = Object.entries(keys)
+      .filter(([, actions]) => actions.includes(action))
+      .map(([pattern]) => pattern)
+      .sort();
+    if (patterns.length === 0) continue;
+    const id = patterns.join('\n');
+    const st = byPatterns.get(id) ?? byPatterns.set(id, { actions: [], keys: patterns }).get(id)!;
+    st.actions.push(action);
+  }
+  return [...byPatterns.values()].map((st) => ({ actions: st.actions.map((a) => `dynamodb:${a}`), keys: st.keys }));
+}
 
 /** The secrets of the stack, by their property in CatalogueSecrets (secrets.ts). */
 export type SecretKey = 'jwtPublic' | 'jwtPrivate' | 'cursor' | 'emailToken' | 'social';

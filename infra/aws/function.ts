@@ -13,7 +13,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { KeyPattern } from '../../shared/db/key-patterns.js';
+import type { KeyGrants } from '../../shared/db/key-patterns.js';
+import { grantStatements } from './access.js';
 import { TABLE } from '../../shared/db/table.js';
 import { FUNCTION_ENV } from '../api-config.js';
 import { bundleFunction, ENTRY_FILE } from './bundling.js';
@@ -113,22 +114,25 @@ function functionCode(entry: string): Code {
 }
 
 /**
- * Table access: the given actions on the table (and on each of its indexes, when it has any),
- * only on items whose partition key matches one of `keys` (key-patterns.ts). Every key a request
- * names must match (`ForAllValues`, which alone would also allow a request naming no key: the
- * `Null` condition refuses those). DynamoDB checks the key of each item of a BatchGetItem and of
- * a transaction, as of a single-item call.
+ * Table access as `keys` grants it (key-patterns.ts): one statement per set of key patterns,
+ * holding the actions granted on exactly that set (access.ts grantStatements), on the table (and
+ * on each of its indexes, when it has any), only on items whose partition key matches one of the
+ * statement's patterns. Every key a request names must match (`ForAllValues`, which alone would
+ * also allow a request naming no key: the `Null` condition refuses those). DynamoDB checks the
+ * key of each item of a BatchGetItem and of a transaction, as of a single-item call. No
+ * statement for no grant.
  */
-export function tableStatement(table: ITable, actions: readonly string[], keys: readonly KeyPattern[]): PolicyStatement {
-  if (keys.length === 0) throw new Error('table access needs at least one key pattern');
-  const indexes = actions.includes('dynamodb:Query') ? TABLE.globalSecondaryIndexes.map((g) => `${table.tableArn}/index/${g.name}`) : [];
-  return new PolicyStatement({
-    actions: [...actions],
-    resources: [table.tableArn, ...indexes],
-    conditions: {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] },
-      Null: { 'dynamodb:LeadingKeys': 'false' },
-    },
+export function tableStatements(table: ITable, keys: KeyGrants): PolicyStatement[] {
+  return grantStatements(keys).map((st) => {
+    const indexes = st.actions.includes('dynamodb:Query') ? TABLE.globalSecondaryIndexes.map((g) => `${table.tableArn}/index/${g.name}`) : [];
+    return new PolicyStatement({
+      actions: st.actions,
+      resources: [table.tableArn, ...indexes],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': st.keys },
+        Null: { 'dynamodb:LeadingKeys': 'false' },
+      },
+    });
   });
 }
 

@@ -15,10 +15,9 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import type { JobDecl } from '../../functions/jobs/registry.js';
-import { TABLE_READ, TABLE_WRITE } from './access.js';
 import type { MailIdentity } from './email.js';
 import { acknowledgePictureObjects, pictureObjectsStatement, type PictureStorage } from './storage.js';
-import { CatalogueFunction, ENV, tableStatement } from './function.js';
+import { CatalogueFunction, ENV, tableStatements } from './function.js';
 
 export interface ScheduledJobsProps {
   jobs: readonly JobDecl[];
@@ -56,8 +55,7 @@ export class ScheduledJobs extends Construct {
           ...(job.deletesFiles ? { [ENV.picturesBucket]: props.pictures.bucket.bucketName } : {}),
         },
         statements: [
-          ...(job.keys.length > 0 ? [tableStatement(props.table, [...TABLE_READ, ...TABLE_WRITE, ...(job.batchWrites ? ['dynamodb:BatchWriteItem'] : [])], job.keys)] : []),
-          ...(job.readKeys?.length ? [tableStatement(props.table, [...TABLE_READ], job.readKeys)] : []),
+          ...tableStatements(props.table, job.keys),
           ...(job.sendsMail ? props.mail!.statements() : []),
           ...(job.deletesFiles ? [pictureObjectsStatement('s3:DeleteObject', props.pictures.bucket.bucketArn)] : []),
         ],

@@ -14,10 +14,10 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
-import { routeGrants, routeKeys, tableActions, type SecretKey } from './access.js';
+import { routeGrants, routeKeys, type SecretKey } from './access.js';
 import { functionMemory } from '../function-memory.js';
 import { originAccess } from './edge.js';
-import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
+import { CatalogueFunction, ENV, secretReadStatement, tableStatements } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 import { acknowledgePictureObjects, pictureObjectsStatement, PICTURES_BUCKET_ARN_PARAMETER, type PictureStorage } from './storage.js';
 
@@ -131,8 +131,7 @@ export class RouteGroupStack extends NestedStack {
 function routeAccess(route: RouteDecl, shared: RouteGroupShared, picturesBucketArn: () => string) {
   const origin = originAccess(shared.originSecret);
   const environment: Record<string, string> = { ...shared.environment, ...origin.environment, [ENV.table]: shared.table.tableName };
-  const keys = routeKeys(route);
-  const statements = [...(keys.length > 0 ? [tableStatement(shared.table, tableActions(route), keys)] : []), ...origin.statements];
+  const statements = [...tableStatements(shared.table, routeKeys(route)), ...origin.statements];
   for (const grant of routeGrants(route)) {
     if ('setting' in grant) {
       environment[grant.env] = shared[grant.setting] ?? '';

@@ -37,7 +37,7 @@ import { AUTHORIZER_KEYS } from './access.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';
 import { ApiEdge, EdgeStack, edgeStackName, originAccess } from './edge.js';
 import { MailIdentity } from './email.js';
-import { CatalogueFunction, ENV, secretReadStatement, tableStatement } from './function.js';
+import { CatalogueFunction, ENV, secretReadStatement, tableStatements } from './function.js';
 import { ScheduledJobs } from './jobs.js';
 import { StreamConsumers } from './streams.js';
 import { acknowledge, REASONS } from './nag.js';
@@ -173,7 +173,7 @@ export class CatalogueStack extends Stack {
         [ENV.jwtPublic]: this.secrets.jwtPublic.secretArn,
         ...origin.environment,
       },
-      statements: [tableStatement(this.table.table, ['dynamodb:GetItem'], AUTHORIZER_KEYS), secretReadStatement(this.secrets.jwtPublic), ...origin.statements],
+      statements: [...tableStatements(this.table.table, AUTHORIZER_KEYS), secretReadStatement(this.secrets.jwtPublic), ...origin.statements],
     });
     this.authorizer = new HttpAuthorizer(this, 'Authorizer', {
       httpApi: this.api,

@@ -20,9 +20,8 @@ import { EventSourceMapping, FilterCriteria, FilterRule, StartingPosition, type 
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_CONSUMER_TIMEOUT_SECONDS, type KeyPattern, type StreamConsumerDecl, type StreamFilter } from '../../functions/streams/registry.js';
-import { TABLE_READ, TABLE_WRITE } from './access.js';
 import type { MailIdentity } from './email.js';
-import { CatalogueFunction, ENV, tableStatement } from './function.js';
+import { CatalogueFunction, ENV, tableStatements } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 
 /** A record older than this is given up (to the failure queue) rather than retried further. */
@@ -87,7 +86,7 @@ export class StreamConsumers extends Construct {
         logRemovalPolicy: props.logRemovalPolicy,
         environment: { ...props.environment, [ENV.table]: table.tableName, ...(consumer.sendsMail ? props.mail!.environment() : {}) },
         statements: [
-          ...(consumer.keys.length > 0 ? [tableStatement(table, [...TABLE_READ, ...TABLE_WRITE, ...(consumer.batchWrites ? ['dynamodb:BatchWriteItem'] : [])], consumer.keys)] : []),
+          ...tableStatements(table, consumer.keys),
           // What the event source mapping reads, on this table's stream only.
           new PolicyStatement({
             actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],

@@ -20,6 +20,7 @@ import { personIndex } from './persons.js';
 import type { Item, ItemKey } from './batch.js';
 import { countedPrefixes, indexKeys, sizeKeyOf, type IndexDef } from './catalogue-index.js';
 import { send, tableName } from './client.js';
+import { grant, grants } from './key-patterns.js';
 import { mangaIndex } from './mangas.js';
 import { newsIndex } from './news.js';
 import { reorderPlan, unorderPlan, type BaseRecord, type EntityDef } from './records.js';
@@ -31,8 +32,11 @@ const COUNTED: EntityDef<BaseRecord>[] = [genreEntity, themeEntity, demographicE
 export const CATALOGUE_STREAM = {
   /** Partition-key prefixes of the items the consumer is given. */
   prefixes: [...INDEXED.flatMap((d) => countedPrefixes(d)), ...COUNTED.map((e) => `${e.kind}#`)],
-  /** What it writes: list sizes, taxonomy ordering entries. */
-  keys: [...INDEXED.map((d) => indexKeys(d).find((k) => k.includes('#L#'))!), ...COUNTED.map((e) => `${e.kind}#O#*`)],
+  /** What it writes, reading nothing: list sizes (an UpdateItem that adds), taxonomy ordering entries (put and deleted as they move). */
+  keys: grants(
+    grant(INDEXED.map((d) => indexKeys(d).find((k) => k.includes('#L#'))!), 'UpdateItem'),
+    grant(COUNTED.map((e) => `${e.kind}#O#*`), 'PutItem', 'DeleteItem'),
+  ),
 };
 
 /** The size item an index item of any indexed entity counts towards (catalogue-index.ts sizeKeyOf). */

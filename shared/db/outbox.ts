@@ -30,7 +30,7 @@ import { parseOutboxContent, type OutboxContent } from '../email/templates.js';
 import type { Item } from './batch.js';
 import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, grants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { RATE_KEYS } from './rate-counters.js';
 import { commit, del, itemPlan, put, type WritePlan } from './records.js';
 import { AUTH_KEYS, USER_KEYS } from './users.js';
@@ -84,11 +84,21 @@ const dueKey = (at: string, id: string) => ({ pk: DUE_PK, sk: `${at}#${id}` });
 export const OUTBOX_KEYS: KeyPattern = messageKey('*').pk;
 
 /**
- * What delivering messages touches (the mailer and the outbox job): the outbox, the recipients'
- * counters (the cap of shared/email/deliver.ts), and the accounts an account request is decided
- * on (shared/email/requests.ts: a new token's nonce, a pending e-mail change, and their auth state).
+ * What delivering a message does (the mailer and the outbox job): the message claimed, marked
+ * and rescheduled (UpdateItem, its due entries put and deleted), the e-mails an account request
+ * decides queued (PutItem); the recipient's counter (the cap of shared/email/deliver.ts); and
+ * the account the request is decided on (shared/email/requests.ts): the user read by id or
+ * e-mail and put again with a new token's nonce or a pending e-mail change (no key of its items
+ * moves), its auth state written.
  */
-export const DELIVERY_KEYS: readonly KeyPattern[] = [OUTBOX_KEYS, RATE_KEYS, USER_KEYS, AUTH_KEYS];
+export const DELIVERY_KEYS: KeyGrants = grants(
+  grant(OUTBOX_KEYS, 'PutItem', 'UpdateItem', 'DeleteItem'),
+  grant(RATE_KEYS, 'UpdateItem'),
+  grant(USER_KEYS, 'GetItem', 'PutItem'),
+  grant(AUTH_KEYS, 'UpdateItem'),
+);
+/** The due entries the outbox job reads (Query of `OUTBOX#DUE`). */
+export const DUE_KEYS: KeyPattern = DUE_PK;
 
 /** True for the key of an outbox message item (as the stream consumer sees it). */
 export const isOutboxMessageKey = (key: { pk?: unknown; sk?: unknown }): boolean =>

@@ -31,8 +31,8 @@ const vectorPk = (kind: PlaylistKind, userId: string) => `${listPk(kind, userId)
 const listedKey = (kind: PlaylistKind, titleId: string, userId: string): ItemKey => ({ pk: `${kind.titleKind}#${titleId}#L`, sk: userId });
 const countAttribute = (status: string) => `n_${status}`;
 
-/** The items of a kind's lists (every user's) and the title postings of who lists what. */
-export const playlistKeys = (kind: PlaylistKind): KeyPattern[] => [listPartitionKeys(kind), `${kind.titleKind}#*#L`];
+/** The title postings of who lists what (`<KIND>#<title id>#L`). */
+export const listedKeys = (kind: PlaylistKind): KeyPattern => listedKey(kind, '*', '').pk;
 /** The lists' own partitions (the list record with its counts, and its items). */
 export const listPartitionKeys = (kind: PlaylistKind): KeyPattern => `${kind.store}#*`;
 /** The title record items whose counters a list edit changes. */

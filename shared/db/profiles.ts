@@ -4,7 +4,7 @@
  * The user's username is copied into the profile (`user`, the `username` ordering and the
  * search text), so a username change rewrites the profile in the same transaction.
  */
-import type { KeyPattern } from './key-patterns.js';
+import { grant, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import {
   claimKeys,
   createPlan,
@@ -46,6 +46,17 @@ export const profiles: EntityDef<ProfileRecord> = {
 export const PROFILE_KEYS: KeyPattern = entityKeys(profiles);
 /** The profiles by user (claims carrying the record): what a public view of a user reads. */
 export const PROFILE_BY_USER_KEYS: KeyPattern = claimKeys(profiles, 'user_id');
+
+/**
+ * What the account operations do to a user's profile: create it (its items put, the counter
+ * counted); rename it with its user (read by the user's id, put again, the `username` ordering
+ * entries moved); delete it (read, its items deleted, the counter counted down).
+ */
+export const PROFILE_WRITES = {
+  create: grant(PROFILE_KEYS, 'PutItem', 'UpdateItem'),
+  rename: grant(PROFILE_KEYS, 'GetItem', 'PutItem', 'DeleteItem'),
+  delete: grant(PROFILE_KEYS, 'GetItem', 'DeleteItem', 'UpdateItem'),
+} as const satisfies Record<string, KeyGrants>;
 
 export const getProfile = (id: string): Promise<Stored<ProfileRecord> | null> => getRecord(profiles, id);
 export const getProfileOfUser = (userId: string): Promise<Stored<ProfileRecord> | null> => getByUnique(profiles, 'user_id', userId);

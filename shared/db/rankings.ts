@@ -17,7 +17,7 @@ import type { Cursor } from '../http/cursor.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, grants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { recordKeyOfKind } from './records.js';
 import { textPart } from './sort-keys.js';
 import { descendingCount, statAttribute } from './titles.js';
@@ -33,10 +33,16 @@ const leaseKey: ItemKey = { pk: RANKINGS_PK, sk: 'LEASE' };
 export const rankingsStateKey: ItemKey = { pk: RANKINGS_PK, sk: 'STATE' };
 const topPk = (list: TopList) => `TOP#${list}`;
 
-/** The items of the job's lease and state, and the top lists. */
-export const RANKINGS_KEYS: readonly KeyPattern[] = [RANKINGS_PK, 'TOP#*'];
-/** What a top list's reader touches: its entries and `refreshed_at`. */
-export const TOP_READ_KEYS: readonly KeyPattern[] = RANKINGS_KEYS;
+const TOP_KEYS: KeyPattern = topPk('*' as TopList);
+
+/**
+ * What the job does to its own items: its lease (taken with a conditional UpdateItem, released
+ * with a DeleteItem), its state (put with the release, one transaction) and the top lists (read
+ * whole, then their changes written in batches).
+ */
+export const RANKINGS_JOB_KEYS: KeyGrants = grants(grant(RANKINGS_PK, 'PutItem', 'UpdateItem', 'DeleteItem'), grant(TOP_KEYS, 'Query', 'BatchWriteItem'));
+/** What a top list's reader does: `refreshed_at` read with the page's records (BatchGetItem), the list's entries (Query). */
+export const TOP_READS: KeyGrants = grants(grant(RANKINGS_PK, 'BatchGetItem'), grant(TOP_KEYS, 'Query'));
 
 /** `refreshed_at` of the state item as read (`null`: no run has completed). */
 export const refreshedAtOf = (item: Item | null | undefined): string | null => (typeof item?.refreshed_at === 'string' ? item.refreshed_at : null);

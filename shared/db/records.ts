@@ -22,11 +22,11 @@ import { conflict } from '../http/problem.js';
 import { searchText, termNeedle } from '../text.js';
 import { storableKey, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, grants, type CrudGrants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
 import { sortKey, type OrderType, type OrderValue } from './sort-keys.js';
-import { tombstonePlan } from './tombstones.js';
+import { TOMBSTONE_KEYS, tombstonePlan } from './tombstones.js';
 
 export interface BaseRecord {
   id: string;
@@ -102,12 +102,29 @@ export const uniqueKeyOf = <R extends BaseRecord>(def: EntityDef<R>, field: stri
 export const entityKeys = <R extends BaseRecord>(def: EntityDef<R>): KeyPattern => recordKey(anyDef(def), '*').pk;
 /** The claims of one unique field (e.g. usernames), without the records. */
 export const claimKeys = <R extends BaseRecord>(def: EntityDef<R>, field: string): KeyPattern => uniqueKey(anyDef(def), field, '*').pk;
-/** What a list reads: the ordering entries and the counter. */
-export const listKeys = <R extends BaseRecord>(def: EntityDef<R>): KeyPattern[] => [
-  orderingPk(anyDef(def), '*', 'asc'),
-  orderingPk(anyDef(def), '*', 'desc'),
-  counterKey(anyDef(def)).pk,
-];
+/** What a list reads: the ordering entries (Query) and the counter (GetItem). */
+export const listReads = <R extends BaseRecord>(def: EntityDef<R>): KeyGrants =>
+  grants(grant([orderingPk(anyDef(def), '*', 'asc'), orderingPk(anyDef(def), '*', 'desc')], 'Query'), grant(counterKey(anyDef(def)).pk, 'GetItem'));
+
+/**
+ * What the CRUD operations of an entity (shared/http/crud.ts) do to its items: a list reads the
+ * ordering entries (Query), the exact count (GetItem; with a token BatchGetItem, with the auth
+ * state) and, where the list says so, the page's live records (BatchGetItem); a detail reads the
+ * record (GetItem; with a token BatchGetItem); a creation puts the record, its claims and
+ * ordering entries and counts it (UpdateItem); a replacement reads the record and puts or moves
+ * its items; a deletion reads it, deletes its items, counts it down and, for a record others
+ * reference, writes its tombstone (UpdateItem, tombstones.ts).
+ */
+export function crudGrants<R extends BaseRecord>(def: EntityDef<R>): CrudGrants {
+  const own = entityKeys(def);
+  return {
+    list: grant(own, 'GetItem', 'BatchGetItem', 'Query'),
+    get: grant(own, 'GetItem', 'BatchGetItem'),
+    create: grant(own, 'PutItem', 'UpdateItem'),
+    update: grant(own, 'GetItem', 'PutItem', 'DeleteItem'),
+    delete: grants(grant(own, 'GetItem', 'DeleteItem', 'UpdateItem'), def.referenced ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {}),
+  };
+}
 
 /** The stored record of a record item, or of a claim that carries it (`null`: no item). */
 export function storedFromItem<R extends BaseRecord>(item: Item | null | undefined): Stored<R> | null {

@@ -35,9 +35,11 @@ import { createHash } from 'node:crypto';
 import type { Cursor } from '../http/cursor.js';
 import { canonicalJson } from '../json.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
+import { CASCADE_KEYS } from './cascades.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexPage } from './index-query.js';
 import { Contended, retryOnConflict } from './errors.js';
+import { grant, grants, type KeyGrants } from './key-patterns.js';
 import { commit, commitContended, del, put, StaleRecord, type WritePlan } from './records.js';
 import { sortKey, type OrderType } from './sort-keys.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
@@ -659,5 +661,22 @@ const CATALOGUE_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEM
  * news (journals left behind) and user accounts (a deleted account's news articles lose their author).
  */
 export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER', 'REVIEW', 'CASCADE'];
-/** What the relations consumer reads and writes (key-patterns.ts): the catalogue's items, the users' lists and reviews, its cascades, the tombstones and the recommendation lists of deleted titles (never users' records). */
-export const RELATION_KEYS = [...CATALOGUE_KINDS, 'NEWS', 'ANIMELIST', 'MANGALIST', 'REVIEW', 'REVIEWS', 'CASCADE', 'RECS'].map((k) => `${k}#*`).concat(TOMBSTONE_KEYS);
+/**
+ * What the relations consumer reads and writes (key-patterns.ts), never users' records: the
+ * titles and news (rewritten as a title write does, shared/domain/title-writes.ts; their reverse
+ * views reconciled in transactions and batches, with condition checks on their fan-outs; the users
+ * listing a title), the taxonomy records (read, their counts updated), the users' lists (items
+ * changed or removed in list transactions, their titles' counters with them) and reviews (removed
+ * with their votes, in transactions and batches), its cascades' progress items, the tombstones
+ * (read, cleared) and the recommendation lists of deleted titles (removed: decision V6).
+ */
+export const RELATION_KEYS: KeyGrants = grants(
+  grant(['ANIME#*', 'MANGA#*', 'CHARACTER#*', 'PERSON#*', 'NEWS#*'], 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+  grant(['GENRE#*', 'THEME#*', 'PRODUCER#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*'], 'BatchGetItem', 'UpdateItem'),
+  grant(['ANIMELIST#*', 'MANGALIST#*'], 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+  grant('REVIEW#*', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'),
+  grant('REVIEWS#*', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+  grant(CASCADE_KEYS, 'PutItem', 'DeleteItem'),
+  grant(TOMBSTONE_KEYS, 'BatchGetItem', 'UpdateItem'),
+  grant('RECS#*', 'Query', 'DeleteItem', 'BatchWriteItem'),
+);

@@ -26,7 +26,7 @@ import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch
 import { vectorOf, type Vector } from './catalogue-index.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, grants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
 import { reviewCountKey, userPk } from './review-counts.js';
 
@@ -42,8 +42,28 @@ const voterKey = (voter: string, reviewId: string): ItemKey => ({ pk: `REVIEWS#V
 const TOP_PK = 'REVIEWS#TOP';
 const recentKey = (kind: ReviewKindDef, r: ReviewRecord): ItemKey => ({ pk: `REVIEWS#RECENT#${kind.titleKind}`, sk: `${r.created_at}#${r.id}` });
 
+/** The reviews and their votes. */
+const REVIEW_ITEM_KEYS: KeyPattern = `${REVIEW_PREFIX}*`;
+/** What derives from them: vectors, claims, counts, postings, the top and recent lists. */
+const REVIEW_ENTRY_KEYS: KeyPattern = 'REVIEWS#*';
 /** Every review item: reviews and votes (`REVIEW#…`), vectors, claims, counts, postings, the top and recent lists (`REVIEWS#…`). */
-export const REVIEW_KEYS: KeyPattern[] = [`${REVIEW_PREFIX}*`, 'REVIEWS#*'];
+export const REVIEW_KEYS: KeyPattern[] = [REVIEW_ITEM_KEYS, REVIEW_ENTRY_KEYS];
+
+/** A page of reviews (a title's, a user's, the top or recent ones): its entries (Query), then the reviews (BatchGetItem, with their titles and authors). */
+export const REVIEW_PAGE_READS: KeyGrants = grants(grant(REVIEW_ENTRY_KEYS, 'Query'), grant(REVIEW_ITEM_KEYS, 'BatchGetItem'));
+
+/**
+ * What each review write does to the review items (one transaction, reviewPlan; the review and
+ * the caller's vote read first with the title): a creation puts the review, its entries and
+ * claim and counts it; an edit or a vote puts the review and its entries, puts or deletes the
+ * vote and its posting, and deletes the entries that move; a deletion deletes them all and
+ * counts it down. Votes cast on a deleted review go later (the relations consumer).
+ */
+export const REVIEW_WRITES = {
+  create: grants(grant(REVIEW_ITEM_KEYS, 'PutItem'), grant(REVIEW_ENTRY_KEYS, 'PutItem', 'UpdateItem')),
+  patch: grants(grant(REVIEW_ITEM_KEYS, 'BatchGetItem', 'PutItem', 'DeleteItem'), grant(REVIEW_ENTRY_KEYS, 'PutItem', 'DeleteItem')),
+  delete: grants(grant(REVIEW_ITEM_KEYS, 'BatchGetItem', 'DeleteItem'), grant(REVIEW_ENTRY_KEYS, 'DeleteItem', 'UpdateItem')),
+} as const satisfies Record<string, KeyGrants>;
 
 export interface StoredReview {
   record: ReviewRecord;

@@ -16,7 +16,7 @@
 import { queryAll } from './batch.js';
 import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, grants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { del, itemPlan, put, type WritePlan } from './records.js';
 
 export interface SocialState {
@@ -46,6 +46,8 @@ const userLinkKey = (l: SocialLink) => ({ pk: userLinksPk(l.user_id), sk: `LINK#
 export const SOCIAL_STATE_KEYS: KeyPattern = stateKey('*').pk;
 /** Every social identity link and its twin under the user. */
 export const SOCIAL_LINK_KEYS: KeyPattern[] = [linkKey({ provider: '*', iss: '*', sub: '*' }).pk, userLinksPk('*')];
+/** Removing a user's links: their list read (Query of the user's partition), both items of each deleted (unlinkPlans). */
+export const SOCIAL_UNLINKS: KeyGrants = grants(grant(SOCIAL_LINK_KEYS, 'DeleteItem'), grant(userLinksPk('*'), 'Query'));
 
 /** States are random base64url strings; anything else names no state (and could not be a key). */
 const STATE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

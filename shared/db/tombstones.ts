@@ -16,6 +16,7 @@
 import { serviceUnavailable } from '../http/problem.js';
 import type { Item, ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
+import { grant, type KeyGrants } from './key-patterns.js';
 import type { WritePlan } from './records.js';
 
 export const TOMBSTONE_SHARDS = 4;
@@ -23,6 +24,8 @@ export const TOMBSTONE_SHARDS = 4;
 export const MAX_PENDING = 2_000;
 /** The partition-key pattern of the tombstone items (key-patterns.ts). */
 export const TOMBSTONE_KEYS = 'DELETED';
+/** Reading the tombstones, always together with what a request reads anyway (BatchGetItem). */
+export const TOMBSTONE_READS: KeyGrants = grant(TOMBSTONE_KEYS, 'BatchGetItem');
 
 const shardKey = (n: number): ItemKey => ({ pk: 'DELETED', sk: String(n) });
 

@@ -38,7 +38,7 @@ import { uniquenessKey } from '../text.js';
 import type { Item, ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, grants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import {
   claimKeys,
   commit,
@@ -50,7 +50,7 @@ import {
   getRecord,
   itemPlan,
   joinPlans,
-  listKeys,
+  listReads,
   put,
   replacePlan,
   storedFromItem,
@@ -115,8 +115,10 @@ export type StoredUser = Stored<UserRecord> & { priv: UserPrivate };
 export const USER_KEYS: KeyPattern = entityKeys(users);
 /** The username claims (records without their private attributes): what public views of users read. */
 export const USERNAME_CLAIM_KEYS: KeyPattern = claimKeys(users, 'username');
-/** What the administrator's user list reads. */
-export const USER_LIST_KEYS: KeyPattern[] = listKeys(users);
+/** What the administrator's user list reads: the ordering entries and the counter. */
+export const USER_LIST_READS: KeyGrants = listReads(users);
+/** Reading an account: its record by id, or the claim that carries it (GetItem; getUser, getUserByEmail, getUserByUsername). */
+export const ACCOUNT_READS: KeyGrants = grant(USER_KEYS, 'GetItem');
 
 function withPrivate(stored: Stored<UserRecord> | null): StoredUser | null {
   if (!stored) return null;
@@ -174,6 +176,21 @@ const authKey = (id: string): ItemKey => ({ pk: `AUTH#${id}`, sk: 'A' });
 
 /** Every auth state: what functions that check tokens may read. */
 export const AUTH_KEYS: KeyPattern = authKey('*').pk;
+
+/**
+ * What the user plans do to an account's items (below): a creation puts the user's items, counts
+ * it (UpdateItem of the counter) and writes its auth state (an UpdateItem, which keeps revoked
+ * families); a replacement puts them again and deletes those whose keys moved (a claim, an
+ * ordering entry, the pending entry); a registration re-created under a new id
+ * (accounts.ts replaceRegistration) also deletes its old auth state; a deletion deletes them all
+ * and counts it down.
+ */
+export const USER_WRITES = {
+  create: grants(grant(USER_KEYS, 'PutItem', 'UpdateItem'), grant(AUTH_KEYS, 'UpdateItem')),
+  replace: grants(grant(USER_KEYS, 'PutItem', 'DeleteItem'), grant(AUTH_KEYS, 'UpdateItem')),
+  recreate: grants(grant(USER_KEYS, 'PutItem', 'DeleteItem'), grant(AUTH_KEYS, 'UpdateItem', 'DeleteItem')),
+  delete: grants(grant(USER_KEYS, 'DeleteItem', 'UpdateItem'), grant(AUTH_KEYS, 'DeleteItem')),
+} as const satisfies Record<string, KeyGrants>;
 
 /** Where a user's auth state lives (for batched reads, see batch.ts). */
 export const authKeyOf = (id: string): ItemKey => authKey(id);
@@ -264,6 +281,8 @@ export const userUnchangedPlan = (auth: AuthState): WritePlan => unchangedPlan(a
 // Pending registrations
 
 const PENDING_PK = 'USER#PENDING';
+/** The entries of the registrations waiting for activation (read by the cleanup job). */
+export const PENDING_KEYS: KeyPattern = PENDING_PK;
 const pendingKey = (u: Pick<UserRecord, 'id' | 'created_at'>): ItemKey => ({ pk: PENDING_PK, sk: `${u.created_at}#${u.id}` });
 
 /**

@@ -7,15 +7,16 @@
  */
 import { isStaff, type Role } from '../auth/roles.js';
 import type { Purpose } from '../auth/email-tokens.js';
-import { blankProfile, createProfilePlan, deleteProfilePlan, getProfileOfUser, replaceProfilePlan, type ProfileRecord } from '../db/profiles.js';
+import { grant, grants, type KeyGrants } from '../db/key-patterns.js';
+import { blankProfile, createProfilePlan, deleteProfilePlan, getProfileOfUser, PROFILE_WRITES, replaceProfilePlan, type ProfileRecord } from '../db/profiles.js';
 import type { WritePlan } from '../db/records.js';
-import { socialLinksOfUser, unlinkPlans } from '../db/social.js';
+import { SOCIAL_UNLINKS, socialLinksOfUser, unlinkPlans } from '../db/social.js';
 import { hasPostings } from '../db/catalogue-index.js';
-import { newsIndex } from '../db/news.js';
-import { tombstonePlan } from '../db/tombstones.js';
+import { AUTHOR_POSTING_KEYS, newsIndex } from '../db/news.js';
+import { TOMBSTONE_KEYS, tombstonePlan } from '../db/tombstones.js';
 import { getItems } from '../db/batch.js';
-import { reviewCountKey, reviewCountOf } from '../db/review-counts.js';
-import { createUserPlan, deleteUserPlan, replaceUserPlan, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
+import { REVIEW_COUNT_KEYS, reviewCountKey, reviewCountOf } from '../db/review-counts.js';
+import { ACCOUNT_READS, createUserPlan, deleteUserPlan, replaceUserPlan, USER_WRITES, type StoredUser, type UserPrivate, type UserRecord } from '../db/users.js';
 import { newId } from '../ids.js';
 
 export interface NewAccount {
@@ -183,6 +184,22 @@ export async function accountDeletionPlans(user: StoredUser): Promise<WritePlan[
   const tombstone = wroteNews || reviewCountOf(reviews) > 0;
   return [deleteUserPlan(user), ...(profile ? [deleteProfilePlan(profile)] : []), ...links, ...(tombstone ? [tombstonePlan('USER', id)] : [])];
 }
+
+/**
+ * What an account's deletion does to the table (accountDeletionPlans, after reading the user):
+ * the user's items and auth state deleted, its profile read and deleted, its social links
+ * listed and deleted, whether it wrote news (one posting, Query) and its review count (read
+ * with BatchGetItem), and its tombstone written (UpdateItem).
+ */
+export const ACCOUNT_DELETION: KeyGrants = grants(
+  ACCOUNT_READS,
+  USER_WRITES.delete,
+  PROFILE_WRITES.delete,
+  SOCIAL_UNLINKS,
+  grant(AUTHOR_POSTING_KEYS, 'Query'),
+  grant(REVIEW_COUNT_KEYS, 'BatchGetItem'),
+  grant(TOMBSTONE_KEYS, 'UpdateItem'),
+);
 
 /** The deletions of a user's social identity links (both items of each link). */
 async function socialLinkDeletionPlans(userId: string): Promise<WritePlan[]> {

@@ -6,10 +6,11 @@
  */
 import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
+import { grant, grants, type CrudGrants, type KeyPattern } from '../db/key-patterns.js';
 import type { BaseRecord, WritePlan } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
 import type { FieldErrors } from '../http/problem.js';
-import type { Deleted } from '../db/tombstones.js';
+import { TOMBSTONE_KEYS, TOMBSTONE_READS, type Deleted } from '../db/tombstones.js';
 import type { FieldSpecs } from './fields.js';
 import type { Reference, ReferenceCheck } from './references.js';
 
@@ -80,17 +81,76 @@ export interface TitleResource<R extends BaseRecord> {
   extraPlan?(before: StoredTitle<R> | null, after: { record: R; relations: Relations } | null): WritePlan;
 }
 
+/** The items of a title kind and of the records its operations read or write besides its own. */
+interface TitleItems {
+  /** Its own items: records, claims, counter, slots, chunks, journal, reverse items, index. */
+  own: KeyPattern;
+  /** Records it links and counts (`anime_count`, a producer's credits): read to check, updated when linked or unlinked. */
+  counted?: readonly KeyPattern[];
+  /** Records its values name: read to check them (400 when absent). */
+  referenced?: readonly KeyPattern[];
+  /** Records its list filters name (TitleListOptions.references: 400 when absent). */
+  filters?: readonly KeyPattern[];
+  /** The detail shows reverse views (a Query of its reverse items), reading these records too. */
+  views?: readonly KeyPattern[];
+  /** Its deletion leaves a tombstone (others reference its records; tombstones.ts). */
+  tombstone: boolean;
+  /** It has random picks: a creation or deletion moves its slots, reading the counter and a slot (GetItem; slots.ts). */
+  random: boolean;
+}
+
 /**
- * The items a title's operations touch: its own (records, claims, counter, chunks, journal,
- * index), the records it links (counts) and the records its relations name (checked by read).
+ * What the CRUD operations of a title kind do to the table (shared/http/titles.ts,
+ * title-writes.ts). Every operation reads the tombstones (BatchGetItem, with what it reads
+ * anyway). A list queries the catalogue index and reads the page's records and the records its
+ * filters name; a detail reads the record (and queries its reverse views). A write reads the
+ * title for the change (Query of its partition), may read the kind's counter and slots (GetItem,
+ * Query; kinds with random picks), and puts, updates and deletes its own items: which of these a given write takes
+ * depends on the data (a staged write and its journal, a creation or deletion that moves the
+ * random-pick slots), not on the method, so the four writes share them. It answers with the
+ * detail (its views). Creations and updates read the records they link and name; the linked
+ * ones' counts are updated (UpdateItem, never put or deleted), also by a deletion, which writes
+ * the tombstone (UpdateItem) where others reference the kind.
  */
-export const TITLE_KEYS = {
-  anime: ['ANIME#*', 'GENRE#*', 'THEME#*', 'PRODUCER#*', 'CHARACTER#*', 'PERSON#*', 'DELETED'],
-  manga: ['MANGA#*', 'GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'CHARACTER#*', 'PERSON#*', 'DELETED'],
-  character: ['CHARACTER#*', 'PERSON#*', 'ANIME#*', 'MANGA#*', 'DELETED'],
-  person: ['PERSON#*', 'DELETED'],
-  news: ['NEWS#*', 'ANIME#*', 'MANGA#*', 'DELETED'],
-} as const;
+function titleOperations(t: TitleItems): CrudGrants {
+  const tombstones = TOMBSTONE_READS;
+  const views = t.views ? grants(grant(t.own, 'Query'), grant(t.views, 'BatchGetItem')) : {};
+  const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones);
+  const linking = grants(write, grant(t.counted ?? [], 'BatchGetItem', 'UpdateItem'), grant(t.referenced ?? [], 'BatchGetItem'));
+  return {
+    list: grants(grant(t.own, 'BatchGetItem', 'Query'), grant(t.filters ?? [], 'BatchGetItem'), tombstones),
+    get: grants(grant(t.own, 'BatchGetItem'), views, tombstones),
+    create: linking,
+    update: linking,
+    delete: grants(write, grant(t.counted ?? [], 'UpdateItem'), t.tombstone ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {}),
+  };
+}
+
+/** The items of each title kind and of the records its operations read or write besides its own. */
+export const TITLE_ITEMS = {
+  anime: { own: 'ANIME#*', counted: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], referenced: ['CHARACTER#*', 'PERSON#*'], filters: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], tombstone: true, random: true },
+  manga: {
+    own: 'MANGA#*',
+    counted: ['GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*'],
+    referenced: ['CHARACTER#*', 'PERSON#*'],
+    filters: ['GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'PERSON#*'],
+    tombstone: true,
+    random: true,
+  },
+  // A character's animes, mangas and voices are reverse views; the voices name their persons.
+  character: { own: 'CHARACTER#*', filters: ['ANIME#*', 'MANGA#*'], views: ['PERSON#*'], tombstone: true, random: true },
+  person: { own: 'PERSON#*', views: [], tombstone: true, random: true },
+  news: { own: 'NEWS#*', referenced: ['ANIME#*', 'MANGA#*'], filters: ['ANIME#*', 'MANGA#*'], tombstone: false, random: false },
+} as const satisfies Record<string, TitleItems>;
+
+/** What each CRUD operation of each title kind does to the table (titleOperations). */
+export const TITLE_OPERATIONS: Readonly<Record<keyof typeof TITLE_ITEMS, CrudGrants>> = {
+  anime: titleOperations(TITLE_ITEMS.anime),
+  manga: titleOperations(TITLE_ITEMS.manga),
+  character: titleOperations(TITLE_ITEMS.character),
+  person: titleOperations(TITLE_ITEMS.person),
+  news: titleOperations(TITLE_ITEMS.news),
+};
 
 /**
  * A sub-resource list of the titles that link a parent record (API.md §4.0 "Sub-resource

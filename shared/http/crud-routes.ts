@@ -3,13 +3,13 @@
  * only: the operations behind them are in crud.ts.
  */
 import * as z from 'zod/mini';
-import type { KeyPattern } from '../db/key-patterns.js';
-import { entityKeys, type BaseRecord } from '../db/records.js';
-import { TOMBSTONE_KEYS } from '../db/tombstones.js';
+import type { CrudGrants, KeyGrants } from '../db/key-patterns.js';
+import { crudGrants, type BaseRecord } from '../db/records.js';
 import type { Role } from '../auth/roles.js';
 import { writeSchemas, type FieldSpecs } from '../domain/fields.js';
 import type { ListOptions } from '../domain/resource.js';
 import type { LinkedListing } from '../domain/title-resource.js';
+import type { RateLimitDecl } from './rate-limits.js';
 import { defineRoute } from './route.js';
 import { orderingParam, searchParam } from './schemas.js';
 
@@ -36,15 +36,18 @@ export interface CrudShape {
   list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'>;
 }
 
+/** Every write of the catalogue and taxonomy collections is counted by the `catalogue write` policy (API.md §7.2). */
+export const CATALOGUE_WRITE: RateLimitDecl = { policy: 'catalogue-write' };
+
 /**
- * The six declarations of a catalogue resource, grouped under its segment. Each touches only
- * the resource's items (`entity`), or the `keys` given (a title also links other records).
+ * The six declarations of a catalogue resource, grouped under its segment. Each does to the
+ * table what its operation does to the resource's items (`entity`: records.ts crudGrants), or
+ * what the `keys` given say (a title also links and reads other records). The four writes are
+ * counted by the `catalogue write` policy.
  */
-export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity: Parameters<typeof entityKeys<R>>[0] } | { keys: readonly KeyPattern[] })) {
+export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity: Parameters<typeof crudGrants<R>>[0] } | { keys: CrudGrants })) {
   const { segment, noun, writer, read } = resource;
-  const keys = 'keys' in resource ? resource.keys : [entityKeys(resource.entity)];
-  // A deletion of a record others reference leaves a tombstone (tombstones.ts).
-  const deleteKeys = 'entity' in resource && resource.entity.referenced && !keys.includes(TOMBSTONE_KEYS) ? [...keys, TOMBSTONE_KEYS] : keys;
+  const keys = 'keys' in resource ? resource.keys : crudGrants(resource.entity);
   const collection = `/api/${segment}/`;
   const item = `/api/${segment}/{id}/`;
   const fields = Object.keys(read.shape);
@@ -56,30 +59,30 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
     list: defineRoute({
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
       summary: `List ${segment}`, query: listQuery(resource),
-      response: { status: 200, schema: listItem, page: true, fields: Object.keys(listItem.shape) }, keys,
+      response: { status: 200, schema: listItem, page: true, fields: Object.keys(listItem.shape) }, keys: keys.list,
     }),
     create: defineRoute({
       name: `${segment}.create`, method: 'POST', path: collection, access: writer,
       summary: `Create ${a}`, body: body.full,
-      response: { status: 201, schema: read }, errors: writeErrors, keys,
+      response: { status: 201, schema: read }, errors: writeErrors, keys: keys.create, rateLimit: CATALOGUE_WRITE,
     }),
     get: defineRoute({
       name: `${segment}.get`, method: 'GET', path: item, access: 'public',
-      summary: `Retrieve one ${noun}`, response: { status: 200, schema: read, fields }, errors: ['not-found'], keys,
+      summary: `Retrieve one ${noun}`, response: { status: 200, schema: read, fields }, errors: ['not-found'], keys: keys.get,
     }),
     put: defineRoute({
       name: `${segment}.put`, method: 'PUT', path: item, access: writer,
       summary: `Replace ${a}`, body: body.full,
-      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys,
+      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys: keys.update, rateLimit: CATALOGUE_WRITE,
     }),
     patch: defineRoute({
       name: `${segment}.patch`, method: 'PATCH', path: item, access: writer,
       summary: `Partially update ${a}`, body: body.partial,
-      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys,
+      response: { status: 200, schema: read }, errors: ['not-found', 'precondition-failed', ...writeErrors], keys: keys.update, rateLimit: CATALOGUE_WRITE,
     }),
     delete: defineRoute({
       name: `${segment}.delete`, method: 'DELETE', path: item, access: writer,
-      summary: `Delete ${a}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys: deleteKeys,
+      summary: `Delete ${a}`, response: { status: 204 }, errors: ['not-found', 'precondition-failed'], keys: keys.delete, rateLimit: CATALOGUE_WRITE,
     }),
   };
 }
@@ -89,7 +92,7 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
  * /api/animes/{id}/news/`; the operation: linked-titles.ts): public, paginated, list items of
  * the listed resource, its ordering keys and filters.
  */
-export function linkedListRoute<R extends BaseRecord>(listing: LinkedListing<R>, decl: { name: string; path: string; summary: string; keys: readonly KeyPattern[] }) {
+export function linkedListRoute<R extends BaseRecord>(listing: LinkedListing<R>, decl: { name: string; path: string; summary: string; keys: KeyGrants }) {
   const item = listing.resource.listRead ?? listing.resource.read;
   return defineRoute({
     name: decl.name, method: 'GET', path: decl.path, access: 'public', summary: decl.summary,

@@ -23,10 +23,12 @@ import { requestState, type ApiEvent } from './observe.js';
 import { HttpError } from './problem.js';
 import {
   clientKey,
+  limitName,
   needsCaller,
   rateLimitHeaders,
   ratePolicies,
   reported,
+  routePolicies,
   submittedEmail,
   windowAt,
   type Limit,
@@ -45,8 +47,10 @@ export interface RequestLimits {
 const noLimits: RequestLimits = { beforeCredentials: async () => {}, afterCredentials: async () => {} };
 
 /**
- * The limits of this request: those of the route's policy under the current RATE_LIMITS
- * setting (none when the route names no policy or the limits are switched off).
+ * The limits of this request: those of the route's policies under the current RATE_LIMITS
+ * setting (none when the route names no policy or the limits are switched off). A request is
+ * counted against every policy that names its operation (API.md §7.2), e.g. an upload against
+ * `upload` and `catalogue-write`.
  */
 export function requestLimits(
   route: Pick<RouteDecl, 'rateLimit' | 'body'>,
@@ -54,10 +58,9 @@ export function requestLimits(
   headers: Record<string, string>,
   bytes: Buffer,
 ): RequestLimits {
-  const decl = route.rateLimit;
-  const policies = decl ? ratePolicies() : null;
-  if (!decl || !policies) return noLimits;
-  const limits = policies[decl.policy];
+  const decls = routePolicies(route);
+  const policies = decls.length > 0 ? ratePolicies() : null;
+  if (!policies) return noLimits;
   const nowMs = Date.now();
   const params = event.pathParameters ?? {};
   const counted: ItemKey[] = [];
@@ -85,17 +88,24 @@ export function requestLimits(
     if (failed > 0) logger.warn('rate limit counts not taken back', { request_id: requestState(event).requestId, failed });
   };
 
-  const check = async (caller: Caller | null, step: readonly Limit[]) => {
-    if (step.length === 0 || (decl.when && !decl.when({ caller, params }))) return;
-    const keyed = step.flatMap((limit) => {
+  /** The limits of one step (per user, or the others) of the policies that apply to this request. */
+  const stepLimits = (caller: Caller | null, perUser: boolean): { policy: string; limit: Limit }[] =>
+    decls.flatMap((decl) => {
+      const limits = policies[decl.policy].filter((l) => needsCaller(l.dimension) === perUser);
+      if (limits.length === 0 || (decl.when && !decl.when({ caller, params }))) return [];
+      return limits.map((limit) => ({ policy: decl.policy, limit }));
+    });
+
+  const check = async (caller: Caller | null, step: readonly { policy: string; limit: Limit }[]) => {
+    const keyed = step.flatMap(({ policy, limit }) => {
       const key =
         limit.dimension === 'ip' ? clientKey(requestState(event).clientIp) : limit.dimension === 'email' ? emailOf() : (caller?.user_id ?? null);
-      return key === null ? [] : [{ limit, key }];
+      return key === null ? [] : [{ policy, limit, key }];
     });
     const outcomes = await Promise.allSettled(
-      keyed.map(async ({ limit, key }) => {
+      keyed.map(async ({ policy, limit, key }) => {
         const window = windowAt(limit.window, nowMs);
-        const counter = rateCounterKey(decl.policy, limit.dimension, key, window.start);
+        const counter = rateCounterKey(policy, limitName(limit), key, window.start);
         const n = await countRequest(counter, limit.limit, window.end);
         if (n !== null) counted.push(counter);
         return { limit: limit.limit, remaining: n === null ? 0 : Math.max(0, limit.limit - n), reset: window.reset, refused: n === null };
@@ -120,7 +130,7 @@ export function requestLimits(
   };
 
   return {
-    beforeCredentials: () => check(null, limits.filter((l) => !needsCaller(l.dimension))),
-    afterCredentials: (caller) => check(caller, limits.filter((l) => needsCaller(l.dimension))),
+    beforeCredentials: () => check(null, stepLimits(null, false)),
+    afterCredentials: (caller) => check(caller, stepLimits(caller, true)),
   };
 }

@@ -10,8 +10,10 @@
  * - unset, empty or `on`: the defaults below;
  * - `off`: no specific limits and no RateLimit-* headers (local runs and test suites that must
  *   register many users);
- * - a JSON object of overrides keyed `<policy>.<dimension>`, each `{"limit": n, "window": s}`
- *   (either may be left out), e.g. `{"sign-in.ip": {"limit": 20}, "registration.ip": {"window": 600}}`.
+ * - a JSON object of overrides keyed by limit (`limitName`: `<policy>.<dimension>`, or
+ *   `<policy>.<dimension>.<name>` where a policy has several limits of one dimension), each
+ *   `{"limit": n, "window": s}` (either may be left out), e.g. `{"sign-in.ip": {"limit": 20},
+ *   "registration.ip": {"window": 600}, "catalogue-write.user.day": {"limit": 5000}}`.
  *   Anything else is a configuration error: requests of limited routes then fail with 500.
  */
 import type { Caller } from '../auth/roles.js';
@@ -25,11 +27,19 @@ export interface Limit {
   limit: number;
   /** Window length in seconds (fixed windows aligned to the epoch). */
   window: number;
+  /**
+   * Tells the limits of one dimension apart where a policy has several (`catalogue-write`: per
+   * minute and per day): part of the limit's name in RATE_LIMITS and of its counters' keys.
+   */
+  name?: string;
 }
 
 const MINUTE = 60;
 const HOUR = 3600;
-const per = (dimension: Dimension) => (limit: number, window: number): Limit => ({ dimension, limit, window });
+const DAY = 86_400;
+const per =
+  (dimension: Dimension) =>
+  (limit: number, window: number, name?: string): Limit => ({ dimension, limit, window, ...(name === undefined ? {} : { name }) });
 const ip = per('ip');
 const email = per('email');
 const user = per('user');
@@ -52,12 +62,18 @@ export const POLICIES = {
   account: [user(10, HOUR)],
   /** `POST /api/persons/{id}/create-picture/`. */
   upload: [user(60, HOUR)],
+  /**
+   * Every POST, PUT, PATCH and DELETE of the catalogue and taxonomy collections (animes, mangas,
+   * characters, persons, news, genres, themes, demographics, producers, magazines) and
+   * `create-picture`; not the reviews, lists or accounts.
+   */
+  'catalogue-write': [user(60, MINUTE, 'minute'), user(1000, DAY, 'day')],
 } as const satisfies Record<string, readonly Limit[]>;
 
 export type PolicyName = keyof typeof POLICIES;
 export type Policies = Record<PolicyName, readonly Limit[]>;
 
-/** What a route declares (shared/http/route.ts `rateLimit`). */
+/** What a route declares (shared/http/route.ts `rateLimit`): a policy that counts its requests. */
 export interface RateLimitDecl {
   policy: PolicyName;
   /**
@@ -67,6 +83,22 @@ export interface RateLimitDecl {
    */
   when?: (request: { caller: Caller | null; params: Readonly<Record<string, string | undefined>> }) => boolean;
 }
+
+/** The policies that count a route's requests: its declaration names one, or several (routePolicies). */
+export type RateLimits = RateLimitDecl | readonly RateLimitDecl[];
+
+/** The policies of a route's `rateLimit`, as a list (empty: the route is not limited). */
+export function routePolicies(route: { rateLimit?: RateLimits }): readonly RateLimitDecl[] {
+  const decl = route.rateLimit;
+  if (decl === undefined) return [];
+  return 'policy' in decl ? [decl] : decl;
+}
+
+/**
+ * A limit's name in RATE_LIMITS and in its counters' keys: `<dimension>`, or `<dimension>.<name>`
+ * where its policy has several limits of that dimension (`user.day`).
+ */
+export const limitName = (limit: Limit): string => (limit.name === undefined ? limit.dimension : `${limit.dimension}.${limit.name}`);
 
 /** Limits per user need the caller; the others are checked before the credentials (§1.4: 429 before 401). */
 export const needsCaller = (dimension: Dimension) => dimension === 'user';
@@ -97,9 +129,10 @@ export function parseSetting(value: string): Policies | null {
     Object.entries(POLICIES).map(([name, limits]) => [name, limits.map((l) => ({ ...l }))]),
   );
   for (const [key, override] of Object.entries(overrides)) {
-    const [name = '', dimension] = key.split('.');
-    const target = Object.hasOwn(policies, name) ? policies[name]!.find((l) => l.dimension === dimension) : undefined;
-    if (!target) throw new Error(`RATE_LIMITS: "${key}" names no limit (use <policy>.<dimension>, e.g. "sign-in.ip")`);
+    const dot = key.indexOf('.');
+    const name = dot < 0 ? key : key.slice(0, dot);
+    const target = Object.hasOwn(policies, name) ? policies[name]!.find((l) => limitName(l) === key.slice(dot + 1)) : undefined;
+    if (dot < 0 || !target) throw new Error(`RATE_LIMITS: "${key}" names no limit (use <policy>.<dimension>, e.g. "sign-in.ip", or "catalogue-write.user.day")`);
     if (typeof override !== 'object' || override === null) throw new Error(`RATE_LIMITS: "${key}" must be an object`);
     for (const [field, n] of Object.entries(override as Record<string, unknown>)) {
       if (field !== 'limit' && field !== 'window') throw new Error(`RATE_LIMITS: "${key}.${field}" is not a setting (limit, window)`);

@@ -2,10 +2,11 @@
  * Declarations of the recommendation lists (API.md §4.1.2, §4.14), one builder per list for both
  * kinds; handlers: shared/http/recommendations.ts.
  */
-import { playlistKeys } from '../db/playlists.js';
+import { grant, grants } from '../db/key-patterns.js';
+import { listPartitionKeys } from '../db/playlists.js';
 import { RECOMMENDATION_KEYS } from '../db/recommendations.js';
 import { titleKeys } from '../db/titles.js';
-import { TOMBSTONE_KEYS } from '../db/tombstones.js';
+import { TOMBSTONE_READS } from '../db/tombstones.js';
 import { perTitleItem, recommendedItem, refreshedAt, type RecommendationKind } from '../domain/recommendations.js';
 import { defineRoute } from './route.js';
 
@@ -21,7 +22,7 @@ export function titleRecommendationsRoute<const K extends RecommendationKind>(ki
     response: { status: 200, schema: item, page: true, fields: Object.keys(item.shape), envelope: refreshedAt },
     errors: ['not-found'],
     // The title and the listed titles' records, the stored list and the job's state, the tombstones.
-    keys: [titleKeys(kind.titles.title), RECOMMENDATION_KEYS, TOMBSTONE_KEYS],
+    keys: grants(grant([titleKeys(kind.titles.title), RECOMMENDATION_KEYS], 'BatchGetItem'), TOMBSTONE_READS),
   });
 }
 
@@ -37,6 +38,6 @@ export function recommendedRoute<const K extends RecommendationKind>(kind: K) {
     // Personalised: private to the caller (Vary: Authorization).
     cache: 'public-vary',
     // The titles' records and popularity ordering, the stored lists and the job's state, the caller's list vectors, the tombstones.
-    keys: [titleKeys(kind.titles.title), RECOMMENDATION_KEYS, playlistKeys(kind.list)[0]!, TOMBSTONE_KEYS],
+    keys: grants(grant(titleKeys(kind.titles.title), 'BatchGetItem', 'Query'), grant(RECOMMENDATION_KEYS, 'BatchGetItem'), grant(listPartitionKeys(kind.list), 'Query'), TOMBSTONE_READS),
   });
 }

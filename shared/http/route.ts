@@ -5,9 +5,9 @@
  */
 import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
-import type { KeyPattern } from '../db/key-patterns.js';
+import type { KeyGrants } from '../db/key-patterns.js';
 import type { ProblemType } from './problem.js';
-import type { RateLimitDecl } from './rate-limits.js';
+import type { RateLimits } from './rate-limits.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type Method = (typeof METHODS)[number];
@@ -80,13 +80,16 @@ export interface RouteDecl {
   /** Problem types specific to this operation (for the OpenAPI document). */
   errors?: readonly ProblemType[];
   /**
-   * The table items the operation touches, as partition-key patterns of the entity modules of
-   * shared/db (e.g. `entityKeys(genreEntity)`, `AUTH_KEYS`); its function may touch no other
-   * (`dynamodb:LeadingKeys`, infra/aws/access.ts). What every function of a kind needs is added
-   * there, not here: the auth states for public routes (token checks), the counters for a
-   * `rateLimit`, the outbox for `sendsMail`. Empty: the operation touches no item.
+   * The table items the operation touches and what it does to them: per partition-key pattern of
+   * the entity modules of shared/db, the DynamoDB actions it performs on those items (KeyGrants,
+   * shared/db/key-patterns.ts; e.g. `grant(REFRESH_KEYS, 'GetItem')`, or what a module grants for
+   * what it does, `USER_WRITES.replace`, records.ts `crudGrants`). Its function may do nothing
+   * else to the table (one statement per set of patterns, each with the `dynamodb:LeadingKeys`
+   * condition, infra/aws/access.ts). What every function of a kind needs is added there, not
+   * here: the auth states for public routes (token checks), the counters for a `rateLimit`, the
+   * outbox for `sendsMail`. Empty: the operation touches no item.
    */
-  keys: readonly KeyPattern[];
+  keys: KeyGrants;
   /** The operation queues e-mails (outbox items, in the transaction of the change that causes them). */
   sendsMail?: true;
   /**
@@ -96,18 +99,11 @@ export interface RouteDecl {
    */
   uses?: readonly Capability[];
   /**
-   * A GET that writes all the same (other methods always may write; a rate-limit policy's
-   * counting needs nothing here). Its function gets the write permissions:
-   * - `'put'`: it only stores new items (the start of social sign-in keeps its state);
-   * - `true`: it writes like any other operation (`my-profile` creates a missing profile in a
-   *   transaction).
-   */
-  writes?: true | 'put';
-  /**
-   * The specific rate-limit policy of API.md §7.2 that counts this operation (rate-limits.ts).
+   * The specific rate-limit policies of API.md §7.2 that count this operation (rate-limits.ts):
+   * one, or a list when several name it (`create-picture`: `upload` and `catalogue-write`).
    * Policies per user belong on signed-in routes (access: a role).
    */
-  rateLimit?: RateLimitDecl;
+  rateLimit?: RateLimits;
   /**
    * A 403 that depends only on the caller and the path values, checked right after the role of
    * `access` (API.md §1.4 #5: before 415, 400 and 404): false → 403. Only on signed-in routes

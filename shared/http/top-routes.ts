@@ -4,9 +4,10 @@
  * items, `count` null, `refreshed_at` — and the items such a list reads.
  */
 import * as z from 'zod/mini';
-import { TOP_READ_KEYS } from '../db/rankings.js';
+import { grant, grants, type KeyGrants, type KeyPattern } from '../db/key-patterns.js';
+import { TOP_READS } from '../db/rankings.js';
 import type { BaseRecord } from '../db/records.js';
-import { TOMBSTONE_KEYS } from '../db/tombstones.js';
+import { TOMBSTONE_READS } from '../db/tombstones.js';
 import type { TitleResource } from '../domain/title-resource.js';
 
 /** The `filter` values of `top/animes/` and `top/mangas/` (§4.20). */
@@ -27,5 +28,8 @@ export function rankedResponse<R extends BaseRecord>(resource: TitleResource<R>)
   } as const;
 }
 
-/** The items a job-made list reads: its entries and `refreshed_at`, the records (`kind`: their key pattern), the tombstones. */
-export const rankedKeys = (kind: string) => [...TOP_READ_KEYS, kind, TOMBSTONE_KEYS];
+/**
+ * What a job-made list reads: `refreshed_at` (with the records and the tombstones: BatchGetItem),
+ * its entries (Query), the records (`kind`: their key pattern), the tombstones.
+ */
+export const rankedKeys = (kind: KeyPattern): KeyGrants => grants(TOP_READS, grant(kind, 'BatchGetItem'), TOMBSTONE_READS);

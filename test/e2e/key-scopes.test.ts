@@ -1,13 +1,15 @@
 /**
- * The items each function touches, against the key patterns its role is granted
- * (`dynamodb:LeadingKeys`, infra/aws/access.ts; docs/decisions.md). DynamoDB Local does not
- * enforce IAM, so test/support/key-trace.ts records every partition key a function names while
- * it runs here, and every test file fails on one its role would refuse (test/support/setup.ts).
- * This file drives representative requests of every route group — taxonomy CRUD signed in and
- * anonymous, characters and persons, the account flows with their e-mails, profiles, tokens,
- * social sign-in — and checks that the trace saw them, so the check cannot pass by recording
- * nothing; and that the token checks of public routes, the authorizer, refresh and verify read
- * auth states, never user records or the claims that carry private attributes.
+ * What each function does to the table, against what its role is granted: per key pattern
+ * (`dynamodb:LeadingKeys`), the actions (infra/aws/access.ts; docs/decisions.md 67, G1–G3).
+ * DynamoDB Local does not enforce IAM, so test/support/key-trace.ts records the action and
+ * partition key of every item a function names while it runs here, and every test file fails on
+ * one its role would refuse (test/support/setup.ts). This file drives representative requests of
+ * every route group — taxonomy CRUD signed in and anonymous, characters and persons, reviews and
+ * list items, the account flows with their e-mails, profiles, tokens, social sign-in — and checks
+ * that the trace saw them, so the check cannot pass by recording nothing; that the token checks
+ * of public routes, the authorizer, refresh and verify read auth states, never user records or
+ * the claims that carry private attributes; and, for the functions it drives through every path,
+ * that no grant went unused.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { addressOf, makeAccount, PASSWORD, signedIn, uniqueUsername, type Account } from '../support/accounts.js';
 import { create, expectJson, kind, minimal, send, uniqueName } from '../support/contract.js';
 import { startFakeProvider, type FakeProvider } from '../support/identity-providers.js';
-import { keyTrace, refusal, type Touch } from '../support/key-trace.js';
+import { keyTrace, refusal, unusedGrants, type Touch } from '../support/key-trace.js';
 import { emailToken, useServer, waitForEmail } from '../support/server.js';
 
 const server = useServer();
@@ -48,27 +50,72 @@ async function touching(fn: () => Promise<unknown>): Promise<Touch[]> {
 }
 
 const keysOf = (touches: Touch[], component: string) => touches.filter((t) => t.component === component).map((t) => t.pk);
+
+/** Runs `fn` with the specific rate limits on, so the limited routes count their requests (their grant on the counters is used). */
+async function withLimits<T>(fn: () => Promise<T>): Promise<T> {
+  process.env.RATE_LIMITS = 'on';
+  try {
+    return await fn();
+  } finally {
+    process.env.RATE_LIMITS = 'off';
+  }
+}
+
+/** The grants of `components` that this file's requests never needed, as `component action pattern`. */
+const unused = (components: string[]) => unusedGrants(trace.used(), components).map((g) => `${g.component} ${g.action} ${g.pattern}`);
 /** A user record, an e-mail claim (it carries the password hash) or a pending entry. */
 const PRIVATE = /^USER#(?!U#username#|O#|N$)/;
 
 describe('every route group', () => {
   it('taxonomy CRUD: the resource’s items; signed-in public reads add the caller’s auth state', async () => {
     const k = kind('genres');
-    const seen = await touching(async () => {
-      const genre = await create(server, k, contributor.auth, minimal(k, uniqueName('Scope')));
-      expectJson(await send(server, 'GET', '/api/genres/'), 200);
-      expectJson(await send(server, 'GET', '/api/genres/', { headers: member.auth }), 200);
-      expectJson(await send(server, 'GET', `/api/genres/${genre.id}/`, { headers: member.auth }), 200);
-      expectJson(await send(server, 'PATCH', `/api/genres/${genre.id}/`, { body: { description: 'x' }, headers: contributor.auth }), 200);
-      expect((await send(server, 'DELETE', `/api/genres/${genre.id}/`, { headers: contributor.auth })).status).toBe(204);
-    });
+    const seen = await touching(() =>
+      withLimits(async () => {
+        const genre = await create(server, k, contributor.auth, minimal(k, uniqueName('Scope')));
+        expectJson(await send(server, 'GET', '/api/genres/'), 200);
+        expectJson(await send(server, 'GET', '/api/genres/', { headers: member.auth }), 200);
+        expectJson(await send(server, 'GET', `/api/genres/${genre.id}/`), 200);
+        expectJson(await send(server, 'GET', `/api/genres/${genre.id}/`, { headers: member.auth }), 200);
+        // A rename moves the name claim and the ordering entries.
+        expectJson(await send(server, 'PATCH', `/api/genres/${genre.id}/`, { body: { name: uniqueName('Renamed') }, headers: contributor.auth }), 200);
+        expect((await send(server, 'DELETE', `/api/genres/${genre.id}/`, { headers: contributor.auth })).status).toBe(204);
+      }),
+    );
     for (const name of ['genres.create', 'genres.list', 'genres.get', 'genres.patch', 'genres.delete']) {
       expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
       // A deletion also marks the genre deleted for the titles that embed it (tombstones.ts).
-      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk === `AUTH#${member.id}` || (name === 'genres.delete' && pk === 'DELETED')), name).toBe(true);
+      // The writes count the caller's requests (RATE#…, the catalogue write policy).
+      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (name === 'genres.delete' && pk === 'DELETED')), name).toBe(true);
     }
     expect(keysOf(seen, 'genres.get')).toContain(`AUTH#${member.id}`);
     expect(keysOf(seen, 'authorizer')).toEqual([`AUTH#${contributor.id}`, `AUTH#${contributor.id}`, `AUTH#${contributor.id}`]);
+    // Every grant of these functions was needed (the writes also count the catalogue write policy).
+    expect(unused(['genres.create', 'genres.list', 'genres.get', 'genres.patch', 'genres.delete'])).toEqual([]);
+  });
+
+  it('reviews and list items: a title\'s record is read, never put or deleted; list items update its counters and put or delete the posting of who lists it', async () => {
+    const anime = expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Scope') }, headers: contributor.auth }), 201);
+    const reviews = `/api/animes/${anime.id}/reviews/`;
+    const seen = await touching(async () => {
+      const review = expectJson(await send(server, 'POST', `${reviews}create/`, { body: { rating: 8, comment: 'A fine series with a good ending.' }, headers: member.auth }), 201);
+      expectJson(await send(server, 'PATCH', `${reviews}${review.id}/`, { body: { helpful: true }, headers: contributor.auth }), 200);
+      expect((await send(server, 'DELETE', `${reviews}${review.id}/`, { headers: member.auth })).status).toBe(204);
+      const item = expectJson(await send(server, 'POST', '/api/playlists/animelist/animes/', { body: { anime_id: anime.id, status: 'watching', score: 7 }, headers: member.auth }), 201);
+      expectJson(await send(server, 'PATCH', `/api/playlists/animelist/animes/${item.id}/`, { body: { score: 9, is_favorite: true }, headers: member.auth }), 200);
+      expect((await send(server, 'DELETE', `/api/playlists/animelist/animes/${item.id}/`, { headers: member.auth })).status).toBe(204);
+    });
+    const on = (prefix: string, pk: RegExp) => [...new Set(seen.filter((t) => t.component.startsWith(prefix) && pk.test(t.pk ?? '')).map((t) => t.action))].sort();
+    const record = new RegExp(`^ANIME#${anime.id}$`);
+    expect(on('reviews.', record)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem']);
+    expect(on('playlists.', record)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:UpdateItem']);
+    expect(on('playlists.', new RegExp(`^ANIME#${anime.id}#L$`))).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem']);
+    for (const name of ['reviews.anime-create', 'reviews.anime-patch', 'reviews.anime-delete', 'playlists.animelist-add', 'playlists.animelist-item-patch', 'playlists.animelist-item-delete']) {
+      expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
+    }
+    // What their roles would refuse, were the code to try.
+    expect(refusal({ component: 'reviews.anime-create', action: 'dynamodb:PutItem', pk: `ANIME#${anime.id}` })).toMatch(/PutItem is not granted on ANIME#\* \(only BatchGetItem, ConditionCheckItem\)/);
+    expect(refusal({ component: 'playlists.animelist-add', action: 'dynamodb:DeleteItem', pk: `ANIME#${anime.id}` })).toMatch(/not granted on ANIME#\*/);
+    expect(refusal({ component: 'playlists.animelist-add', action: 'dynamodb:PutItem', pk: `ANIME#${anime.id}#L` })).toBeNull();
   });
 
   it('characters and persons: their own items only (records, pictures, index); signed-in public reads add the caller’s auth state', async () => {
@@ -148,19 +195,26 @@ describe('every route group', () => {
 
   it('tokens: refresh, reuse detection and verify read and write only refresh records and auth states', async () => {
     const account = await makeAccount();
-    const seen = await touching(async () => {
-      const pair = expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: account.email, password: PASSWORD } }), 200);
-      const next = expectJson(await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: pair.refresh } }), 200);
-      expect((await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: next.refresh } })).status).toBe(200);
-      // Reuse: the family is revoked on the auth state, and its tokens stop working.
-      expect((await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: pair.refresh } })).status).toBe(401);
-      expect((await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: next.access } })).status).toBe(401);
-    });
+    const seen = await touching(() =>
+      withLimits(async () => {
+        const pair = expectJson(await send(server, 'POST', '/api/tokens/jwt/create/', { body: { email: account.email, password: PASSWORD } }), 200);
+        const next = expectJson(await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: pair.refresh } }), 200);
+        expect((await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: next.refresh } })).status).toBe(200);
+        // Reuse: the family is revoked on the auth state, and its tokens stop working.
+        expect((await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: pair.refresh } })).status).toBe(401);
+        expect((await send(server, 'POST', '/api/tokens/jwt/verify/', { body: { token: next.access } })).status).toBe(401);
+      }),
+    );
     for (const name of ['tokens.refresh', 'tokens.verify']) {
       expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
-      expect(keysOf(seen, name).every((pk) => pk!.startsWith('REFRESH#') || pk === `AUTH#${account.id}`), name).toBe(true);
+      expect(keysOf(seen, name).every((pk) => pk!.startsWith('REFRESH#') || pk!.startsWith('RATE#') || pk === `AUTH#${account.id}`), name).toBe(true);
     }
     expect(seen.filter((t) => t.component === 'tokens.refresh' && t.action === 'dynamodb:UpdateItem').map((t) => t.pk)).toContain(`AUTH#${account.id}`);
+    // Verify only reads (issue 18: it could put and delete refresh tokens).
+    expect([...new Set(seen.filter((t) => t.component === 'tokens.verify' && !t.pk!.startsWith('RATE#')).map((t) => t.action))]).toEqual(['dynamodb:GetItem']);
+    expect(refusal({ component: 'tokens.verify', action: 'dynamodb:PutItem', pk: `REFRESH#${account.id}` })).toMatch(/not granted on REFRESH#\* \(only GetItem\)/);
+    expect(refusal({ component: 'tokens.verify', action: 'dynamodb:DeleteItem', pk: `REFRESH#${account.id}` })).toMatch(/not granted/);
+    expect(unused(['tokens.refresh', 'tokens.verify'])).toEqual([]);
   });
 
   it('social sign-in: the state, the link, the account and its token family; linking an existing account queues E10', async () => {
@@ -193,5 +247,8 @@ describe('the check itself', () => {
     expect(refusal({ component: 'users.about', action: 'dynamodb:GetItem', pk: `USER#U#email#${member.email}` })).toMatch(/no pattern/);
     expect(refusal({ component: 'authorizer', action: 'dynamodb:Query', pk: `AUTH#${member.id}` })).toMatch(/not granted/);
     expect(refusal({ component: 'tokens.refresh', action: 'dynamodb:Scan', pk: null })).toMatch(/not granted/);
+    // An action granted on another pattern only: the grants are per pattern.
+    expect(refusal({ component: 'tokens.refresh', action: 'dynamodb:PutItem', pk: `AUTH#${member.id}` })).toMatch(/not granted on AUTH#\* \(only GetItem, UpdateItem\)/);
+    expect(refusal({ component: 'tokens.refresh', action: 'dynamodb:PutItem', pk: `REFRESH#${member.id}` })).toBeNull();
   });
 });

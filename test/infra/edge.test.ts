@@ -140,7 +140,7 @@ describe('web ACL', () => {
 
   it('derived, not listed: a new credential route is counted, and without any the scope is the missing header alone', () => {
     const route = (method: Method, path: string, access: 'credentials' | 'member') =>
-      defineRoute({ name: `test.${method}`, method, path, access, summary: 'x', keys: [], response: { status: 200 }, body: method === 'GET' ? undefined : z.object({}) });
+      defineRoute({ name: `test.${method}`, method, path, access, summary: 'x', keys: {}, response: { status: 200 }, body: method === 'GET' ? undefined : z.object({}) });
     const scope = anonymousRequests([route('PUT', '/api/things/{id}/claim/', 'credentials'), route('GET', '/api/things/', 'member')]);
     const req = (method: string, path: string) => ({ method, path, headers: { authorization: 'x' } });
     expect(matches(scope, req('PUT', '/api/things/7/claim/'))).toBe(true);

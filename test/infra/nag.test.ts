@@ -12,13 +12,13 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { JOBS } from '../../functions/jobs/registry.js';
+import { JOBS, type JobDecl } from '../../functions/jobs/registry.js';
 import { stageConfig } from '../../infra/aws/config.js';
 import { addNagChecks, REASONS } from '../../infra/aws/nag.js';
 import { addStage, CatalogueStack } from '../../infra/aws/stack.js';
 import { BASE_RULES, FULL, synth } from './synth.js';
 
-const job = { name: 'nag-demo', entry: 'functions/genres/list.ts', schedule: 'cron(0 3 * * ? *)', keys: ['DEMO#*'] };
+const job: JobDecl = { name: 'nag-demo', entry: 'functions/genres/list.ts', schedule: 'cron(0 3 * * ? *)', keys: { 'DEMO#*': ['GetItem', 'PutItem'] } };
 
 function findings(root: IConstruct): string[] {
   const report = new AwsSolutionsChecks().validateScope(root);

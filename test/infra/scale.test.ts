@@ -29,7 +29,7 @@ function syntheticRoutes(): RouteDecl[] {
       access: method === 'GET' ? 'public' : 'contributor',
       summary,
       response: { status: 200, page: method === 'GET' && !path.endsWith('}/') },
-      keys: [`${group.toUpperCase()}#*`],
+      keys: { [`${group.toUpperCase()}#*`]: method === 'GET' ? ['GetItem', 'Query'] : ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     };
   });
 }

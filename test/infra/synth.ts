@@ -101,6 +101,8 @@ export interface FunctionInfo {
   env: Record<string, Json>;
   /** Every statement of every policy of the function's role. */
   statements: Statement[];
+  /** The policy documents of the function's role: its inline policies and the policies attached to it (each an inline policy on AWS). */
+  policyDocuments: Json[];
 }
 
 export const asList = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
@@ -141,15 +143,16 @@ export function functionsOf(s: Synthesized): FunctionInfo[] {
       const props = r.Properties;
       const tags = asList<{ Key: string; Value: string }>(props.Tags);
       const roleId: string | undefined = props.Role?.['Fn::GetAtt']?.[0];
-      const statements: Statement[] = [];
+      const policyDocuments: Json[] = [];
       for (const [, other] of Object.entries(resources)) {
         if (other.Type === 'AWS::IAM::Role' && roleId && other === resources[roleId]) {
-          for (const p of asList<Json>(other.Properties.Policies)) statements.push(...asList<Statement>(p.PolicyDocument.Statement));
+          for (const p of asList<Json>(other.Properties.Policies)) policyDocuments.push(p.PolicyDocument);
         }
         if (other.Type === 'AWS::IAM::Policy' && asList<Json>(other.Properties.Roles).some((ref) => ref?.Ref === roleId)) {
-          statements.push(...asList<Statement>(other.Properties.PolicyDocument.Statement));
+          policyDocuments.push(other.Properties.PolicyDocument);
         }
       }
+      const statements = policyDocuments.flatMap((d) => asList<Statement>(d.Statement));
       out.push({
         stack,
         logicalId,
@@ -157,6 +160,7 @@ export function functionsOf(s: Synthesized): FunctionInfo[] {
         properties: props,
         env: props.Environment?.Variables ?? {},
         statements,
+        policyDocuments,
       });
     }
   }

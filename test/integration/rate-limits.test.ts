@@ -161,7 +161,7 @@ describe('account: 10 per hour per user', () => {
     summary: 'Delete a user',
     response: { status: 204 },
     rateLimit: { policy: 'account', when: ({ caller, params }) => caller?.user_id === params.id },
-    keys: [],
+    keys: {},
   });
   const del = createHandler(deleteUser, async () => ({ status: 204 }), { rateLimits: requestLimits });
   const call = (userId: string, targetId: string, ip: string) =>

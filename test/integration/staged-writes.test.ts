@@ -23,14 +23,15 @@ import { finishJournal, stageJournal } from '../../shared/db/staged.js';
 import { loadTitle, titleWrite } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
 import { createHandler } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { createTitle, deleteTitle, updateTitle } from '../../shared/http/titles.js';
 import { newId } from '../../shared/ids.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
 
 const CONTRIBUTOR = { status: 'user', user_id: 'contributor-1', username: 'contributor', role: 'contributor' } as const;
-const create = createHandler(routes.create, createTitle(animes));
-const patch = createHandler(routes.patch, updateTitle(animes, 'merge'));
-const remove = createHandler(routes.delete, deleteTitle(animes));
+const create = createHandler(routes.create, createTitle(animes), { rateLimits: requestLimits });
+const patch = createHandler(routes.patch, updateTitle(animes, 'merge'), { rateLimits: requestLimits });
+const remove = createHandler(routes.delete, deleteTitle(animes), { rateLimits: requestLimits });
 
 async function post(body: Record<string, unknown>): Promise<AnimeRecord> {
   const event = apiEvent('api/genres-create.json', { authorizer: CONTRIBUTOR as never, body: JSON.stringify(body) });

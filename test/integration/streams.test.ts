@@ -22,7 +22,7 @@ const consumer: StreamConsumerDecl = {
   filter: { events: ['INSERT'], keys: { pk: { prefix: 'PROBE#' } } },
   batchSize: 10,
   retryAttempts: 2,
-  keys: [],
+  keys: {},
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'poller-'));

@@ -1,21 +1,26 @@
 /**
- * What each function touches in the table, checked against what its role may touch on AWS.
- * DynamoDB Local does not enforce IAM, so a wrong declaration (a route that reads an item its
- * `keys` do not name) would only fail once deployed. This middleware on the shared DynamoDB
- * client records the action and partition key of every item a call names while a function runs
- * in this process (attributed by infra/local/functions.ts `runningFunction`: the local gateway,
- * the stream poller and the scheduler invoke handlers through it), and `violations` lists what
- * the function's grants would refuse: a key no pattern of its role matches (`dynamodb:LeadingKeys`),
- * a call naming no key, or an action its role lacks. The grants come from infra/aws/access.ts and
- * the job and stream registries, exactly as the CDK app builds the roles.
+ * What each function does to the table, checked against what its role may do on AWS. DynamoDB
+ * Local does not enforce IAM, so a wrong declaration (a route that reads an item its `keys` do
+ * not name, or writes one it may only read) would only fail once deployed. This middleware on
+ * the shared DynamoDB client records the action and partition key of every item a call names
+ * while a function runs in this process (attributed by infra/local/functions.ts
+ * `runningFunction`: the local gateway, the stream poller and the scheduler invoke handlers
+ * through it), and `violations` lists what the function's grants would refuse: an action no
+ * pattern matching the key grants (`dynamodb:LeadingKeys`, per statement), or a call naming no
+ * key. The grants come from infra/aws/access.ts and the job and stream registries, exactly as
+ * the CDK app builds the roles. `used` and `unusedGrants` tell which grants the recorded touches
+ * needed (test/run.ts reports the grants a whole run never used).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { JOBS } from '../../functions/jobs/registry.js';
 import { ROUTES } from '../../functions/registry.js';
 import { STREAM_CONSUMERS } from '../../functions/streams/registry.js';
-import { AUTHORIZER_KEYS, routeKeys, TABLE_READ, TABLE_WRITE, tableActions } from '../../infra/aws/access.js';
+import { AUTHORIZER_KEYS, routeKeys } from '../../infra/aws/access.js';
 import { runningFunction } from '../../infra/local/functions.js';
 import { db } from '../../shared/db/sdk.js';
-import { allowedKey, type KeyPattern } from '../../shared/db/key-patterns.js';
+import { matchesKeyPattern, TABLE_ACTIONS, type KeyGrants, type TableAction } from '../../shared/db/key-patterns.js';
 
 /** One item named by a call: the IAM action it is authorised as, and its partition key (null: none). */
 export interface Touch {
@@ -24,22 +29,13 @@ export interface Touch {
   pk: string | null;
 }
 
-/** What a function's role allows on the table. */
-export interface TableGrant {
-  actions: readonly string[];
-  keys: readonly KeyPattern[];
-}
-
-const ALL = [...TABLE_READ, ...TABLE_WRITE];
-
-/** The table grant of each function the local runtime runs, by the name its context carries. */
-export const GRANTS: ReadonlyMap<string, readonly TableGrant[]> = new Map<string, TableGrant[]>([
-  ...ROUTES.map((r): [string, TableGrant[]] => [r.name, [{ actions: tableActions(r), keys: routeKeys(r) }]]),
-  ['authorizer', [{ actions: ['dynamodb:GetItem'], keys: AUTHORIZER_KEYS }]],
-  ['catch-all', [{ actions: [], keys: [] }]],
-  // A job reads and writes its `keys` and only reads its `readKeys` (infra/aws/jobs.ts).
-  ...JOBS.map((j): [string, TableGrant[]] => [`job.${j.name}`, [{ actions: j.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: j.keys }, { actions: TABLE_READ, keys: j.readKeys ?? [] }]]),
-  ...STREAM_CONSUMERS.map((c): [string, TableGrant[]] => [`stream.${c.name}`, [{ actions: c.batchWrites ? [...ALL, 'dynamodb:BatchWriteItem'] : ALL, keys: c.keys }]]),
+/** The table grants of each function the local runtime runs, by the name its context carries. */
+export const GRANTS: ReadonlyMap<string, KeyGrants> = new Map<string, KeyGrants>([
+  ...ROUTES.map((r): [string, KeyGrants] => [r.name, routeKeys(r)]),
+  ['authorizer', AUTHORIZER_KEYS],
+  ['catch-all', {}],
+  ...JOBS.map((j): [string, KeyGrants] => [`job.${j.name}`, j.keys]),
+  ...STREAM_CONSUMERS.map((c): [string, KeyGrants] => [`stream.${c.name}`, c.keys]),
 ]);
 
 type Input = Record<string, any>;
@@ -88,16 +84,56 @@ export function touchesOf(operation: string, input: Input): Omit<Touch, 'compone
   }
 }
 
+/** The action of a touch as key-patterns.ts names it (null: one no role is ever granted). */
+const tableAction = (action: string): TableAction | null => {
+  const name = action.replace(/^dynamodb:/, '');
+  return (TABLE_ACTIONS as readonly string[]).includes(name) ? (name as TableAction) : null;
+};
+
 /** Why the role of `touch.component` would refuse it (null: allowed, or a function this check does not know). */
 export function refusal(touch: Touch): string | null {
   const grants = GRANTS.get(touch.component);
   if (!grants) return null;
-  const granted = grants.filter((g) => g.actions.includes(touch.action));
-  if (granted.length === 0) return `${touch.action} is not granted`;
-  if (touch.pk === null) return 'the call names no partition key';
-  const keys = granted.flatMap((g) => g.keys);
-  if (!allowedKey(touch.pk, keys)) return `no pattern of [${keys.join(', ')}] matches ${touch.pk} for ${touch.action}`;
-  return null;
+  const action = tableAction(touch.action);
+  const pk = touch.pk;
+  const granting = Object.entries(grants).filter(([, actions]) => action !== null && actions.includes(action));
+  const matching = pk === null ? [] : Object.entries(grants).filter(([pattern]) => matchesKeyPattern(pk, pattern));
+  if (granting.length === 0 && matching.length === 0) return `${touch.action} is not granted`;
+  if (pk === null) return 'the call names no partition key';
+  if (granting.some(([pattern]) => matchesKeyPattern(pk, pattern))) return null;
+  if (matching.length === 0) return `no pattern of [${Object.keys(grants).join(', ')}] matches ${pk}`;
+  return `${touch.action} is not granted on ${matching.map(([p, actions]) => `${p} (only ${actions.join(', ')})`).join(', ')}`;
+}
+
+/** A grant: one action on the items of one pattern, for one function. */
+export interface GrantUse {
+  component: string;
+  pattern: string;
+  action: TableAction;
+}
+
+const grantId = (g: GrantUse) => `${g.component}\t${g.pattern}\t${g.action}`;
+
+/** The grants that allowed `touch` (every pattern matching its key that grants its action). */
+export function grantsUsedBy(touch: Touch): GrantUse[] {
+  const action = tableAction(touch.action);
+  const grants = GRANTS.get(touch.component);
+  if (!grants || action === null || touch.pk === null) return [];
+  return Object.entries(grants)
+    .filter(([pattern, actions]) => actions.includes(action) && matchesKeyPattern(touch.pk!, pattern))
+    .map(([pattern]) => ({ component: touch.component, pattern, action }));
+}
+
+/** Every grant of the functions named (all functions: every grant of GRANTS). */
+export function allGrants(components: readonly string[] = [...GRANTS.keys()]): GrantUse[] {
+  return components.flatMap((component) =>
+    Object.entries(GRANTS.get(component) ?? {}).flatMap(([pattern, actions]) => actions.map((action) => ({ component, pattern, action }))),
+  );
+}
+
+/** The grants of `components` that none of `used` (grant ids, grantId) needed. */
+export function unusedGrants(used: ReadonlySet<string>, components?: readonly string[]): GrantUse[] {
+  return allGrants(components).filter((g) => !used.has(grantId(g)));
 }
 
 export interface KeyTrace {
@@ -105,10 +141,19 @@ export interface KeyTrace {
   readonly touches: Touch[];
   /** The touches the functions' roles would refuse, described. */
   violations(): string[];
+  /** The grants the recorded touches needed (grant ids: component, pattern, action). */
+  used(): Set<string>;
   clear(): void;
 }
 
 let trace: KeyTrace | undefined;
+
+/** The touches without repeats (a file makes thousands of the same ones). */
+function distinct(touches: readonly Touch[]): Touch[] {
+  const seen = new Map<string, Touch>();
+  for (const t of touches) seen.set(`${t.component}\n${t.action}\n${t.pk}`, t);
+  return [...seen.values()];
+}
 
 /** Instruments the shared DynamoDB client of this process (once) and returns its trace. */
 export function keyTrace(): KeyTrace {
@@ -117,10 +162,11 @@ export function keyTrace(): KeyTrace {
   const t: KeyTrace = {
     touches,
     violations: () =>
-      touches.flatMap((touch) => {
+      distinct(touches).flatMap((touch) => {
         const why = refusal(touch);
         return why === null ? [] : [`${touch.component}: ${touch.action} ${touch.pk ?? '(no key)'}: ${why}`];
       }),
+    used: () => new Set(distinct(touches).flatMap((touch) => grantsUsedBy(touch).map(grantId))),
     clear: () => void touches.splice(0),
   };
   db().middlewareStack.add(
@@ -136,4 +182,12 @@ export function keyTrace(): KeyTrace {
   );
   trace = t;
   return t;
+}
+
+/** Writes the grants a file's touches used into `dir` (test/run.ts sums the files of a run up). */
+export function writeGrantRecord(dir: string, t: KeyTrace): void {
+  const used = [...t.used()];
+  if (used.length === 0) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${randomUUID()}.json`), JSON.stringify(used));
 }

@@ -72,6 +72,6 @@ export function signInRoute(policy: PolicyName) {
     body: z.strictObject({ email: z.string(), password: z.string() }),
     response: { status: 200 },
     rateLimit: { policy },
-    keys: [],
+    keys: {},
   });
 }

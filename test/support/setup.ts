@@ -5,8 +5,8 @@
  * Local gets slower with every stream record it keeps, even those of deleted tables — after ten
  * tables of 2,000 items a put takes 22 ms instead of 5 (docs/decisions.md T1). Functions read the
  * same environment variables as on AWS. Every item a function running in this process touches is
- * checked against its role's grants (key-trace.ts): a file fails when a function touched an item
- * its role would not let it touch on AWS.
+ * checked against its role's grants (key-trace.ts): a file fails when a function did to an item
+ * what its role would not let it do on AWS.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { ensureTable, startDynamoLocal } from '../../infra/local/engines.js';
 import { SECRET_NAMES } from '../../infra/api-config.js';
 import { picturesEnvironment } from '../../infra/local/runtime.js';
-import { keyTrace } from './key-trace.js';
+import { keyTrace, writeGrantRecord } from './key-trace.js';
 import { setDynamoEngine } from './dynamo-engine.js';
 
 // Memory-backed where the machine has it: a restart keeps the files, and writes cost no disk
@@ -54,6 +54,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // A whole run sums the files' records up: the grants no test needed (test/run.ts).
+  if (process.env.KEY_GRANT_RECORDS) writeGrantRecord(process.env.KEY_GRANT_RECORDS, trace);
   await dynamo.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   expect(trace.violations(), 'items the functions touched that their roles would refuse on AWS').toEqual([]);

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, ROUTES } from '../../functions/registry.js';
-import { POLICIES } from '../../shared/http/rate-limits.js';
+import { POLICIES, routePolicies } from '../../shared/http/rate-limits.js';
 import { needsAuthorizer, routeEntry } from '../../shared/http/route.js';
 
 const spec = readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')
@@ -43,16 +43,30 @@ describe('declared operations', () => {
 
   it('rate limits per user only on signed-in routes, per e-mail address only on routes with a body', () => {
     for (const route of ROUTES) {
-      const dimensions = new Set<string>(route.rateLimit ? POLICIES[route.rateLimit.policy].map((l) => l.dimension) : []);
+      const dimensions = new Set<string>(routePolicies(route).flatMap((decl) => POLICIES[decl.policy].map((l) => l.dimension)));
       // A public route learns its caller only after the request has been read (too late for 429).
       if (dimensions.has('user')) expect(needsAuthorizer(route), route.name).toBe(true);
       if (dimensions.has('email')) expect(route.body, route.name).toBeDefined();
     }
   });
 
-  it('`writes` only on GET routes (every other method may write anyway); `uses` without repeats, client secrets only with the providers', () => {
+  it('API.md §7.2 catalogue write: every POST, PUT, PATCH and DELETE of the ten catalogue and taxonomy collections and create-picture, nothing else; a route names a policy once', () => {
+    const COLLECTIONS = ['animes', 'mangas', 'characters', 'persons', 'news', 'genres', 'themes', 'demographics', 'producers', 'magazines'];
+    const counted = ROUTES.filter((r) => routePolicies(r).some((d) => d.policy === 'catalogue-write')).map((r) => r.name);
+    // The collections' groups (a review's paths are under /api/animes/ and /api/mangas/, but reviews are no collection's writes).
+    const writes = ROUTES.filter((r) => r.method !== 'GET' && COLLECTIONS.includes(r.name.split('.')[0]!));
+    expect(writes.map((r) => r.name).sort()).toEqual([...COLLECTIONS.flatMap((c) => ['create', 'put', 'patch', 'delete'].map((op) => `${c}.${op}`)), 'persons.create-picture'].sort());
+    expect(counted.sort()).toEqual(writes.map((r) => r.name).sort());
+    for (const name of ['reviews.anime-create', 'reviews.manga-patch', 'playlists.animelist-add', 'users.me_patch']) expect(counted).not.toContain(name);
     for (const route of ROUTES) {
-      if (route.writes !== undefined) expect(route.method, route.name).toBe('GET');
+      const policies = routePolicies(route).map((d) => d.policy);
+      expect(new Set(policies).size, route.name).toBe(policies.length);
+    }
+    expect(routePolicies(ROUTES.find((r) => r.name === 'persons.create-picture')!).map((d) => d.policy)).toEqual(['upload', 'catalogue-write']);
+  });
+
+  it('`uses` without repeats, client secrets only with the providers', () => {
+    for (const route of ROUTES) {
       const uses = route.uses ?? [];
       expect(new Set(uses).size, route.name).toBe(uses.length);
       if (uses.includes('social-secrets')) expect(uses, route.name).toContain('social-providers');

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/genres/routes.js';
 import { createOperation, getOperation, listOperation, updateOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { lambdaContext } from '../../infra/local/functions.js';
 import { apiEvent, invokeApi } from '../support/lambda.js';
@@ -28,8 +29,8 @@ const secrets = useSecretsEndpoint();
 
 const list = createHandler(routes.list, listOperation(genres), { tokens: tokenVerification });
 const get = createHandler(routes.get, getOperation(genres), { tokens: tokenVerification });
-const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification });
-const patch = createHandler(routes.patch, updateOperation(genres, 'merge'), { tokens: tokenVerification });
+const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification, rateLimits: requestLimits });
+const patch = createHandler(routes.patch, updateOperation(genres, 'merge'), { tokens: tokenVerification, rateLimits: requestLimits });
 
 const GENRE_ID = 'Xq2V9hK0aT3mB7nC1dE4fG';
 const contributor = { status: 'user', user_id: 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa', username: 'dev_contributor', role: 'contributor' } as const;

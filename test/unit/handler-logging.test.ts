@@ -11,6 +11,7 @@ import { routes } from '../../functions/genres/routes.js';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { createOperation, listOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
+import { requestLimits } from '../../shared/http/rate-limiter.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { apiEvent, invokeApi, loadEvent } from '../support/lambda.js';
 import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
@@ -24,7 +25,7 @@ vi.hoisted(() => {
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const secrets = useSecretsEndpoint();
-const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification });
+const create = createHandler(routes.create, createOperation(genres), { tokens: tokenVerification, rateLimits: requestLimits });
 const list = createHandler(routes.list, listOperation(genres), { tokens: tokenVerification });
 
 const TOKEN = 'SECRETTOKENMARKER.eyJzdWIiOiJ4In0.c2lnbmF0dXJlU0VDUkVU';

@@ -11,7 +11,7 @@ import { lambdaRecord } from '../../infra/local/streams.js';
 import { filterPattern } from '../../infra/aws/streams.js';
 import { jobProbe } from '../support/job-probe.js';
 
-const probeJob = { name: 'probe', entry: 'test/support/job-probe.ts', schedule: 'rate(1 minute)', keys: [] };
+const probeJob = { name: 'probe', entry: 'test/support/job-probe.ts', schedule: 'rate(1 minute)', keys: {} };
 
 describe('scheduler', () => {
   let scheduler: Scheduler | undefined;
@@ -24,10 +24,10 @@ describe('scheduler', () => {
 
   it('local periods: the job’s own, else its rate, else LOCAL_JOB_PERIOD_SECONDS for all; cron needs one', () => {
     expect(localPeriodSeconds(JOBS.find((j) => j.name === 'outbox')!)).toBe(5);
-    expect(localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'rate(10 minutes)', keys: [] })).toBe(600);
-    expect(localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'rate(1 hour)', keys: [] })).toBe(3600);
-    expect(localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'rate(1 hour)', keys: [] }, 2)).toBe(2);
-    expect(() => localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'cron(0 3 * * ? *)', keys: [] })).toThrow(/localPeriodSeconds/);
+    expect(localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'rate(10 minutes)', keys: {} })).toBe(600);
+    expect(localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'rate(1 hour)', keys: {} })).toBe(3600);
+    expect(localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'rate(1 hour)', keys: {} }, 2)).toBe(2);
+    expect(() => localPeriodSeconds({ name: 'a', entry: 'x', schedule: 'cron(0 3 * * ? *)', keys: {} })).toThrow(/localPeriodSeconds/);
     process.env.LOCAL_JOB_PERIOD_SECONDS = 'soon';
     expect(() => startScheduler({ jobs: [probeJob] })).toThrow(/LOCAL_JOB_PERIOD_SECONDS/);
   });

@@ -170,7 +170,7 @@ const uploadRoute = defineRoute({
   body: pictureUploadBody,
   bodyType: 'multipart',
   response: { status: 201, etag: false },
-  keys: [],
+  keys: {},
 });
 const upload = createHandler(
   uploadRoute,
@@ -189,7 +189,7 @@ const jsonRoute = defineRoute({
   summary: 'Create',
   body: z.strictObject({ name: z.string() }),
   response: { status: 201, etag: false },
-  keys: [],
+  keys: {},
 });
 const json = createHandler(jsonRoute, async (req) => ({ status: 201, body: req.body() }));
 

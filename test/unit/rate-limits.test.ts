@@ -84,7 +84,7 @@ const memberPerIp = defineRoute({
   body: z.strictObject({}),
   response: { status: 204 },
   rateLimit: { policy: 'token' },
-  keys: [],
+  keys: {},
 });
 
 const upload = defineRoute({
@@ -94,9 +94,22 @@ const upload = defineRoute({
   access: 'contributor',
   summary: 'Upload',
   response: { status: 201 },
-  rateLimit: { policy: 'upload' },
-  keys: [],
+  rateLimit: [{ policy: 'upload' }, { policy: 'catalogue-write' }],
+  keys: {},
 });
+
+/** A catalogue write (API.md §7.2 `catalogue write`): a genre's creation. */
+const createGenre = defineRoute({
+  name: 'genres.create',
+  method: 'POST',
+  path: '/api/genres/',
+  access: 'contributor',
+  summary: 'Create a genre',
+  response: { status: 201 },
+  rateLimit: { policy: 'catalogue-write' },
+  keys: {},
+});
+const CONTRIBUTOR: AuthorizerContext = { status: 'user', user_id: 'Cq7YbQk3Lm9Pz2Rt5Vw8Xb', username: 'contributor_one', role: 'contributor' };
 
 const deleteUser = defineRoute({
   name: 'users.delete',
@@ -106,7 +119,7 @@ const deleteUser = defineRoute({
   summary: 'Delete a user',
   response: { status: 204 },
   rateLimit: { policy: 'account', when: ({ caller, params }) => caller !== null && caller.user_id === params.id },
-  keys: [],
+  keys: {},
 });
 
 const noContent = async () => ({ status: 204 });
@@ -115,6 +128,7 @@ const handlers = {
   memberPerIp: createHandler(memberPerIp, noContent, { rateLimits: requestLimits }),
   upload: createHandler(upload, async () => ({ status: 201, body: {} }), { rateLimits: requestLimits }),
   deleteUser: createHandler(deleteUser, noContent, { rateLimits: requestLimits }),
+  createGenre: createHandler(createGenre, async () => ({ status: 201, body: {} }), { rateLimits: requestLimits }),
 };
 
 const MEMBER: AuthorizerContext = { status: 'user', user_id: 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa', username: 'member_one', role: 'member' };
@@ -192,6 +206,7 @@ describe('the policy table and its setting', () => {
       confirm: ['20/3600s per ip'],
       account: ['10/3600s per user'],
       upload: ['60/3600s per user'],
+      'catalogue-write': ['60/60s per user', '1000/86400s per user'],
     });
   });
 
@@ -213,7 +228,25 @@ describe('the policy table and its setting', () => {
     ]);
     expect(custom.registration).toEqual([{ dimension: 'ip', limit: 50, window: 86400 }]);
     expect(POLICIES['sign-in'][0].limit).toBe(10);
-    for (const bad of ['yes', '[]', '{"sign-in.user": {"limit": 1}}', '{"nope.ip": {"limit": 1}}', '{"token.ip": {"limit": 0}}', '{"token.ip": {"limit": 1.5}}', '{"token.ip": {"max": 1}}', '{"token.ip": 5}']) {
+    // Two limits of one dimension are named apart (`<policy>.<dimension>.<name>`).
+    const writes = parseSetting('{"catalogue-write.user.day": {"limit": 5000}}')!;
+    expect(writes['catalogue-write']).toEqual([
+      { dimension: 'user', limit: 60, window: 60, name: 'minute' },
+      { dimension: 'user', limit: 5000, window: 86400, name: 'day' },
+    ]);
+    for (const bad of [
+      'yes',
+      '[]',
+      '{"sign-in.user": {"limit": 1}}',
+      '{"nope.ip": {"limit": 1}}',
+      '{"token.ip": {"limit": 0}}',
+      '{"token.ip": {"limit": 1.5}}',
+      '{"token.ip": {"max": 1}}',
+      '{"token.ip": 5}',
+      '{"catalogue-write.user": {"limit": 1}}',
+      '{"catalogue-write.user.week": {"limit": 1}}',
+      '{"token": {"limit": 1}}',
+    ]) {
       expect(() => parseSetting(bad), bad).toThrow(/RATE_LIMITS/);
     }
   });
@@ -412,6 +445,60 @@ describe('counting, 429 and the headers', () => {
   it('the headers are exposed to browsers (CORS)', async () => {
     const res = await invokeApi(handlers.signIn, event(signIn, { body: credentials('a@example.org'), headers: { origin: 'https://app.example.org' } }));
     expect(res.headers['access-control-expose-headers']).toContain('RateLimit-Remaining');
+  });
+});
+
+describe('several policies on one route, several limits of one dimension: catalogue write', () => {
+  const CONTRIBUTOR_ID = CONTRIBUTOR.user_id!;
+  const write = () => invokeApi(handlers.createGenre, event(createGenre, { body: '{}', authorizer: CONTRIBUTOR }));
+
+  it('60 per minute: the 61st is 429 until the minute ends, and its day count is taken back', async () => {
+    for (let i = 1; i <= 60; i++) expectLimitHeaders(await write(), 60, 60 - i, 30);
+    const res = await write();
+    expectProblem(res, 429, 'rate-limited');
+    expect(res.headers['retry-after']).toBe('30');
+    expect(countOf('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60)).toBe(60);
+    expect(countOf('catalogue-write', 'user.day', CONTRIBUTOR_ID, 86_400)).toBe(60);
+    // Another user is counted on their own.
+    const other = await invokeApi(handlers.createGenre, event(createGenre, { body: '{}', authorizer: { ...CONTRIBUTOR, user_id: OTHER_ID } }));
+    expectLimitHeaders(other, 60, 59, 30);
+  });
+
+  it('1,000 per day: Retry-After is the end of the UTC day', async () => {
+    seed('catalogue-write', 'user.day', CONTRIBUTOR_ID, 86_400, 999);
+    expectLimitHeaders(await write(), 1000, 0, 50_370);
+    const res = await write();
+    expectProblem(res, 429, 'rate-limited');
+    expect(res.headers['retry-after']).toBe('50370');
+    expect(countOf('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60)).toBe(1);
+  });
+
+  it('the two limits count apart even when their windows start at the same second (midnight UTC)', async () => {
+    vi.setSystemTime(new Date('2025-03-01T00:00:30.000Z'));
+    expect(windowAt(60, Date.now()).start).toBe(windowAt(86_400, Date.now()).start);
+    seed('catalogue-write', 'user.day', CONTRIBUTOR_ID, 86_400, 500);
+    expectLimitHeaders(await write(), 60, 59, 30);
+    expect(countOf('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60)).toBe(1);
+    expect(countOf('catalogue-write', 'user.day', CONTRIBUTOR_ID, 86_400)).toBe(501);
+  });
+
+  it('an upload counts against both its policies; a refusal by one takes back the other\'s counts', async () => {
+    const res = await invokeApi(handlers.upload, event(upload, { params: { id: OTHER_ID }, authorizer: CONTRIBUTOR }));
+    // Upload 59 left (the hour) and catalogue write 59 left (the minute): the tie reports the later reset.
+    expectLimitHeaders(res, 60, 59, 3570);
+    expect(countOf('upload', 'user', CONTRIBUTOR_ID, 3600)).toBe(1);
+    expect(countOf('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60)).toBe(1);
+    seed('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60, 60);
+    const refused = await invokeApi(handlers.upload, event(upload, { params: { id: OTHER_ID }, authorizer: CONTRIBUTOR }));
+    expectProblem(refused, 429, 'rate-limited');
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(countOf('upload', 'user', CONTRIBUTOR_ID, 3600)).toBe(1);
+    expect(countOf('catalogue-write', 'user.day', CONTRIBUTOR_ID, 86_400)).toBe(1);
+    // And the other way round: the upload's hour exhausted, the catalogue write counts are taken back.
+    seed('upload', 'user', CONTRIBUTOR_ID, 3600, 60);
+    seed('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60, 5);
+    expectProblem(await invokeApi(handlers.upload, event(upload, { params: { id: OTHER_ID }, authorizer: CONTRIBUTOR })), 429, 'rate-limited');
+    expect(countOf('catalogue-write', 'user.minute', CONTRIBUTOR_ID, 60)).toBe(5);
   });
 });
 

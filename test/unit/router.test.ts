@@ -15,7 +15,7 @@ const decl = (method: Method, path: string): RouteDecl => ({
   access: 'public',
   summary: `${method} ${path}`,
   response: { status: 200 },
-  keys: [],
+  keys: {},
 });
 
 // Parameter paths declared before the literal ones: the router must not depend on the order.
