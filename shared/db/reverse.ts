@@ -678,5 +678,5 @@ export const RELATION_KEYS: KeyGrants = grants(
   grant('REVIEWS#*', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
   grant(CASCADE_KEYS, 'PutItem', 'DeleteItem'),
   grant(TOMBSTONE_KEYS, 'BatchGetItem', 'UpdateItem'),
-  grant('RECS#*', 'Query', 'DeleteItem', 'BatchWriteItem'),
+  grant('RECS#*', 'DeleteItem'),
 );
