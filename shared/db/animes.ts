@@ -8,7 +8,8 @@ import { AnimeListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
 import type { IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
-import { rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
+import { textPart } from './sort-keys.js';
+import { descendingCount, rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
 
 export interface Ref {
   id: string;
@@ -55,6 +56,9 @@ export const ANIME_RELATIONS = ['characters', 'staff', 'videos', 'pictures'] as 
 const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
 const one = (v: string | number | null) => (v === null ? [] : [String(v)]);
 
+/** The index ordering of home's season sections (API.md §4.5): `members` desc, then name. */
+export const HOME_ORDERING = 'members_name';
+
 /** The value of an anime's `year_season` posting: its season of §5.2 (`2025-winter`). */
 export const yearSeason = (year: number, season: string) => `${year}-${season}`;
 
@@ -86,13 +90,17 @@ export const animeEntity: EntityDef<AnimeRecord> = {
 export const animeIndex: IndexDef<AnimeRecord> = {
   kind: 'ANIME',
   listOrder: 'name',
-  orderings: rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
+  orderings: {
+    ...rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
+    // Home's season sections (§4.5): `members` desc, then N(name) — read ascending; no list's `ordering`.
+    [HOME_ORDERING]: { value: (r) => `${descendingCount(r.members)}${textPart(r.name, 15)}`, type: 'plain' },
+  },
   filters: {
     media_type: (r) => [r.media_type],
     status: (r) => [r.status],
     season: (r) => one(r.season),
     year: (r) => one(r.year),
-    // The animes of one season (GET /api/seasons/…, §4.16): a list read whole.
+    // The animes of one season (GET /api/seasons/…, §4.16), counted exactly (the season's `count`).
     year_season: (r) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]),
     rating: (r) => one(r.rating),
     genre: (r) => ids(r.genres),
@@ -121,6 +129,7 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // GET /api/schedules/: the airing animes, read whole.
   digests: { schedule: scheduleEntry },
+  counted: ['year_season'],
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
   vectorBytes: 1_000,
 };

@@ -68,6 +68,14 @@ export interface IndexDef<R extends BaseRecord> {
    */
   digests?: Record<string, (r: R) => object | null>;
   /**
+   * Filters whose values have exact counts: `K#C#<filter>#<value>` / `N` { n }, the number of
+   * records with the value, added to in the record's own write with its index items (titles.ts
+   * titleWrite: an unconditional `ADD`, exact when the write returns) — unlike list sizes, which
+   * are hints. They give the exact `count` of a list that no record of its own counts (API.md
+   * §4.0, §4.16): a season's animes, a person's mangas per role.
+   */
+  counted?: readonly string[];
+  /**
    * Bytes of an index item of this entity, on average and with a margin (a read of hundreds of
    * items holds about their mean size each; the benchmark measures it on the generated catalogue
    * and fails when the mean is larger): how many one Query page holds (entriesPerRead). A read
@@ -117,6 +125,15 @@ const listPk = (def: AnyIndex, list: string) => `${def.kind}#${list}`;
 const sizeKey = (def: AnyIndex, list: string): ItemKey => ({ pk: `${def.kind}#L#${list}`, sk: 'N' });
 const digestPk = (def: AnyIndex, digest: string) => `${def.kind}#D#${digest}`;
 
+/** The exact count of the records with `value` among a counted filter's values (IndexDef.counted). */
+export const countKey = <R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): ItemKey => {
+  if (!def.counted?.includes(filter)) throw new Error(`${def.kind}: ${filter} is not a counted filter`);
+  return { pk: `${def.kind}#C#${filter}#${value}`, sk: 'N' };
+};
+
+/** The number an exact count item holds (absent: 0). */
+export const countIn = (item: Item | null | undefined): number => Number(item?.n ?? 0);
+
 /** The ordering and direction of an index's lists (its `listOrder`). */
 function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
   const descending = def.listOrder.startsWith('-');
@@ -127,7 +144,7 @@ function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
 
 /** The partition-key patterns of every index item of an entity (for `dynamodb:LeadingKeys`). */
 export const indexKeys = <R extends BaseRecord>(def: IndexDef<R>): string[] =>
-  ['O', 'P', 'W', 'L', 'D'].map((family) => `${def.kind}#${family}#*`);
+  ['O', 'P', 'W', 'L', 'D', 'C'].map((family) => `${def.kind}#${family}#*`);
 
 /**
  * Word lists are keyed by the first WORD_KEYS[i] characters of a word: a term of 2 characters
@@ -221,6 +238,34 @@ export function indexChange<R extends BaseRecord>(def: IndexDef<R>, before: R | 
   }
   for (const [key, item] of old) if (!now.has(key)) deletes.push({ pk: String(item.pk), sk: String(item.sk) });
   return { puts, deletes };
+}
+
+/**
+ * How the exact counts change when a record changes from `before` to `after` (`null`: created or
+ * deleted): +1 for each value of a counted filter it gains, −1 for each it loses, as `ADD`
+ * updates (unconditional: they go with the write's index items, which are applied exactly once).
+ */
+export function countUpdates<R extends BaseRecord>(def: IndexDef<R>, before: R | null, after: R | null): object[] {
+  const updates: object[] = [];
+  for (const filter of def.counted ?? []) {
+    const old = new Set(before ? def.filters[filter]!(before) : []);
+    const now = new Set(after ? def.filters[filter]!(after) : []);
+    const moved: [string, number][] = [...[...now].filter((v) => !old.has(v)).map((v): [string, number] => [v, 1]), ...[...old].filter((v) => !now.has(v)).map((v): [string, number] => [v, -1])];
+    for (const [value, d] of moved) {
+      updates.push({ Update: { TableName: tableName(), Key: countKey(def, filter, value), UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': d } } });
+    }
+  }
+  return updates;
+}
+
+/**
+ * The count an operation of a write plan adds to (countUpdates), or `null`: how a bulk load,
+ * which puts final values instead of adding, sums them up.
+ */
+export function countAddedBy(op: { Update?: { Key?: Item; UpdateExpression?: string; ExpressionAttributeValues?: Record<string, unknown> } }): { key: ItemKey; d: number } | null {
+  const u = op.Update;
+  if (!u?.Key || u.UpdateExpression !== 'ADD #n :d' || !/^[A-Z]+#C#/.test(String(u.Key.pk))) return null;
+  return { key: { pk: String(u.Key.pk), sk: String(u.Key.sk) }, d: Number(u.ExpressionAttributeValues?.[':d']) };
 }
 
 /** The bucket of a range number's value. */

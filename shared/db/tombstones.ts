@@ -44,6 +44,10 @@ export class Deleted {
   has(kind: string, id: string): boolean {
     return this.sets.get(kind)?.has(id) ?? false;
   }
+  /** The pending ids of a kind (at most MAX_PENDING). */
+  ids(kind: string): string[] {
+    return [...(this.sets.get(kind) ?? [])];
+  }
   /** Whether any id of these kinds is pending (nothing to filter otherwise). */
   any(kinds: readonly string[]): boolean {
     return kinds.some((k) => (this.sets.get(k)?.size ?? 0) > 0);

@@ -1,15 +1,17 @@
 /**
- * The titles linked to a taxonomy record — the reverse lists of a record that titles name in
- * their relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
- * (§4.11), and in the same way a genre's, magazine's or demographic's mangas. One list is the
+ * The titles linked to a record — the reverse lists of a record that titles name in their
+ * relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
+ * (§4.11), a genre's mangas, a person's mangas (§4.9, shared/http/authored.ts). One list is the
  * title entity's index queried with an equality filter on the record (`genre`, `credited`,
- * `studio`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads the record
- * with its first call (404 when it is gone), so a page costs what a filtered list page costs.
- * `count` is exact: the record's own count of linked titles (`anime_count`, a producer's credits
- * per role), which title writes keep in their transactions (§3.7), not the planner's list sizes,
- * which are hints.
+ * `studio`, `author`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads
+ * the record with its first call (404 when it is gone), so a page costs what a filtered list
+ * page costs — at most one Query of index items on a first page and four on a later one, each
+ * ≤ 1 MB, whatever the number of linked titles. `count` is exact: the record's own count of
+ * linked titles (`anime_count`, a producer's credits per role), which title writes keep in their
+ * transactions (§3.7), or the index's exact counts (a person's mangas per role) — never the
+ * planner's list sizes, which are hints.
  */
-import { getItems, type Item } from '../db/batch.js';
+import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { planKeys, queryIndex, readPostings, vectorPage, type IndexDef } from '../db/catalogue-index.js';
 import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
@@ -29,8 +31,13 @@ export interface LinkedTitles<R extends BaseRecord> {
    * request's query, e.g. a `role`): `{ genre: id }`, `{ credited: id }`, `{ studio: id }`.
    */
   filter(id: string, query: Record<string, unknown>): Record<string, string>;
-  /** The exact number of listed titles, from the parent's item (`rec.anime_count`, …). */
-  count(parent: Item, query: Record<string, unknown>): number;
+  /**
+   * Items that hold the exact count when the parent's item does not (the index's exact counts,
+   * catalogue-index.ts countKey), read in the planner's first call.
+   */
+  counts?(id: string, query: Record<string, unknown>): ItemKey[];
+  /** The exact number of listed titles, from the parent's item (`rec.anime_count`, …) or the `counts` items. */
+  count(parent: Item, query: Record<string, unknown>, counts: readonly (Item | null)[]): number;
   /** Fields the list adds to each title (e.g. a producer's `producer_roles`), after its own. */
   extra?(record: R, id: string): Record<string, unknown>;
 }
@@ -39,17 +46,20 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
   const { entity, index } = listing.titles.title;
   const shape = Object.keys((listing.titles.listRead ?? listing.titles.read).shape);
   const counter = counterKeyOf(entity);
-  const parentKey = (req: ApiRequest) => recordKeyOfKind(listing.parent.kind, (req.params as { id: string }).id);
-  const equals = (req: ApiRequest) => listing.filter((req.params as { id: string }).id, req.query as unknown as Record<string, unknown>);
+  const idOf = (req: ApiRequest) => (req.params as { id: string }).id;
+  const queryOf = (req: ApiRequest) => req.query as unknown as Record<string, unknown>;
+  const equals = (req: ApiRequest) => listing.filter(idOf(req), queryOf(req));
+  /** Read in the planner's first call: the parent (404), a tombstone shard, the count's items. */
+  const also = (req: ApiRequest) => [recordKeyOfKind(listing.parent.kind, idOf(req)), tombstoneKey(req.requestId), ...(listing.counts?.(idOf(req), queryOf(req)) ?? [])];
   const op: Operation = async (req: ApiRequest) => {
-    const id = (req.params as { id: string }).id;
-    const query = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
+    const id = idOf(req);
+    const query = queryOf(req) as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
     const result = await queryIndex(
       index,
       counter,
       { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: equals(req) },
       {
-        also: [parentKey(req), tombstoneKey(req.requestId)],
+        also: also(req),
         check: ([parent]) => {
           if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
         },
@@ -61,10 +71,10 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
     );
     const records = await recordsOf(listing.titles, result.entries.map((e) => e.id), shape, new Deleted(result.alsoItems[1]));
     const items = listing.extra ? records.map((r) => ({ ...r, ...listing.extra!(r, id) })) : records;
-    return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query));
+    return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query, result.alsoItems.slice(2)));
   };
   // The planner's first call, read with the caller's auth state when a token is sent.
-  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), parentKey(req), tombstoneKey(req.requestId)];
+  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), ...also(req)];
   return op;
 }
 
