@@ -137,6 +137,11 @@ export interface LoadOptions {
   onProgress?: (line: string) => void;
   /** Called with each title's stored record (e.g. to evaluate queries in memory). */
   onRecord?: (kind: Kind, index: number, record: BaseRecord) => void;
+  /**
+   * Changes a title's record before it is written (default: none), e.g. the numbers a rankings
+   * run would have written into it (`members`, `score`: what the index orders by, docs/decisions.md K1).
+   */
+  adjust?: (kind: Kind, index: number, record: BaseRecord) => BaseRecord;
   /** false: build the records (onRecord) but no items, and write nothing (a store loaded before). */
   write?: boolean;
   /** The moderator who creates the news articles (their `author`; default BENCH_EDITOR). */
@@ -275,6 +280,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       const { resource } = title!;
       const out = await resource.build(values, { ...meta, caller: opts.editor ?? BENCH_EDITOR }, null, check);
       if ('errors' in out) throw new Error(`${kind} #${i}: ${JSON.stringify(out.errors)}`);
+      if (opts.adjust) out.record = opts.adjust(kind, i, out.record);
       known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
       if (kind === 'character') {
         // Written last: its list filters index the appearances the animes and mangas give it.
