@@ -62,6 +62,9 @@ export const HOME_ORDERING = 'members_name';
 /** The value of an anime's `year_season` posting: its season of §5.2 (`2025-winter`). */
 export const yearSeason = (year: number, season: string) => `${year}-${season}`;
 
+/** The season of §5.2 an anime belongs to (none without `aired_from`). */
+const seasonsOf = (r: AnimeRecord) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]);
+
 /** The schedule's entry of an anime (API.md §4.15): what ordering and §5.3 need; airing animes only. */
 export interface ScheduleEntry {
   id: string;
@@ -100,8 +103,8 @@ export const animeIndex: IndexDef<AnimeRecord> = {
     status: (r) => [r.status],
     season: (r) => one(r.season),
     year: (r) => one(r.year),
-    // The animes of one season (GET /api/seasons/…, §4.16), counted exactly (the season's `count`).
-    year_season: (r) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]),
+    // The animes of one season (GET /api/seasons/…, §4.16).
+    year_season: (r) => seasonsOf(r),
     rating: (r) => one(r.rating),
     genre: (r) => ids(r.genres),
     theme: (r) => ids(r.themes),
@@ -129,7 +132,8 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // GET /api/schedules/: the airing animes, read whole.
   digests: { schedule: scheduleEntry },
-  counted: ['year_season'],
+  // A season's `count` (§4.16).
+  counted: { year_season: (r) => seasonsOf(r) },
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
   vectorBytes: 1_000,
 };

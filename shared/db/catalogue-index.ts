@@ -68,13 +68,15 @@ export interface IndexDef<R extends BaseRecord> {
    */
   digests?: Record<string, (r: R) => object | null>;
   /**
-   * Filters whose values have exact counts: `K#C#<filter>#<value>` / `N` { n }, the number of
-   * records with the value, added to in the record's own write with its index items (titles.ts
-   * titleWrite: an unconditional `ADD`, exact when the write returns) — unlike list sizes, which
-   * are hints. They give the exact `count` of a list that no record of its own counts (API.md
-   * §4.0, §4.16): a season's animes, a person's mangas per role.
+   * Exact counts: for each name, the values a record counts towards (`K#C#<name>#<value>` / `N`
+   * { n }: the number of records with the value), added to in the record's own write with its
+   * index items (titles.ts titleWrite: an unconditional `ADD`, exact when the write returns) —
+   * unlike list sizes, which are hints. They give the exact `count` of a list that no record of
+   * its own counts (API.md §4.0, §4.16): a season's animes, a person's mangas per role, an
+   * anime's news per tag. Not filters: a count may name a filter's values or pairs of them
+   * (linkedValue).
    */
-  counted?: readonly string[];
+  counted?: Record<string, (r: R) => readonly string[]>;
   /**
    * Bytes of an index item of this entity, on average and with a margin (a read of hundreds of
    * items holds about their mean size each; the benchmark measures it on the generated catalogue
@@ -125,11 +127,18 @@ const listPk = (def: AnyIndex, list: string) => `${def.kind}#${list}`;
 const sizeKey = (def: AnyIndex, list: string): ItemKey => ({ pk: `${def.kind}#L#${list}`, sk: 'N' });
 const digestPk = (def: AnyIndex, digest: string) => `${def.kind}#D#${digest}`;
 
-/** The exact count of the records with `value` among a counted filter's values (IndexDef.counted). */
-export const countKey = <R extends BaseRecord>(def: IndexDef<R>, filter: string, value: string): ItemKey => {
-  if (!def.counted?.includes(filter)) throw new Error(`${def.kind}: ${filter} is not a counted filter`);
-  return { pk: `${def.kind}#C#${filter}#${value}`, sk: 'N' };
+/** The exact count of the records that count towards `value` of the count `name` (IndexDef.counted). */
+export const countKey = <R extends BaseRecord>(def: IndexDef<R>, name: string, value: string): ItemKey => {
+  if (!Object.hasOwn(def.counted ?? {}, name)) throw new Error(`${def.kind}: ${name} is not counted`);
+  return { pk: `${def.kind}#C#${name}#${value}`, sk: 'N' };
 };
+
+/**
+ * A value that pairs a linked record with one of the linking record's own values: a person with
+ * the role a manga credits them in, an anime with the tag of an article about it — what a linked
+ * list's `count` per filter value counts (IndexDef.counted), and an equality filter may compare.
+ */
+export const linkedValue = (id: string, value: string) => `${id}#${value}`;
 
 /** The number an exact count item holds (absent: 0). */
 export const countIn = (item: Item | null | undefined): number => Number(item?.n ?? 0);
@@ -242,17 +251,17 @@ export function indexChange<R extends BaseRecord>(def: IndexDef<R>, before: R | 
 
 /**
  * How the exact counts change when a record changes from `before` to `after` (`null`: created or
- * deleted): +1 for each value of a counted filter it gains, −1 for each it loses, as `ADD`
+ * deleted): +1 for each value it gains, −1 for each it loses, as `ADD`
  * updates (unconditional: they go with the write's index items, which are applied exactly once).
  */
 export function countUpdates<R extends BaseRecord>(def: IndexDef<R>, before: R | null, after: R | null): object[] {
   const updates: object[] = [];
-  for (const filter of def.counted ?? []) {
-    const old = new Set(before ? def.filters[filter]!(before) : []);
-    const now = new Set(after ? def.filters[filter]!(after) : []);
+  for (const [name, values] of Object.entries(def.counted ?? {})) {
+    const old = new Set(before ? values(before) : []);
+    const now = new Set(after ? values(after) : []);
     const moved: [string, number][] = [...[...now].filter((v) => !old.has(v)).map((v): [string, number] => [v, 1]), ...[...old].filter((v) => !now.has(v)).map((v): [string, number] => [v, -1])];
     for (const [value, d] of moved) {
-      updates.push({ Update: { TableName: tableName(), Key: countKey(def, filter, value), UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': d } } });
+      updates.push({ Update: { TableName: tableName(), Key: countKey(def, name, value), UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': d } } });
     }
   }
   return updates;

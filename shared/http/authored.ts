@@ -1,11 +1,10 @@
 /**
  * `GET /api/persons/{id}/mangas/` (API.md §4.9) as a linked-title list (linked-titles.ts).
  */
-import { countIn, countKey } from '../db/catalogue-index.js';
 import { authorRole, mangaIndex, type MangaRecord } from '../db/mangas.js';
 import { AuthorRole } from '../domain/enums.js';
 import { mangas } from '../domain/mangas.js';
-import type { LinkedTitles } from './linked-titles.js';
+import { countedByParam, type LinkedTitles } from './linked-titles.js';
 
 /**
  * `GET /api/persons/{id}/mangas/` (API.md §4.9): the mangas crediting the person as author, with
@@ -17,8 +16,6 @@ import type { LinkedTitles } from './linked-titles.js';
 export const authoredList: LinkedTitles<MangaRecord> = {
   titles: mangas,
   parent: { kind: 'PERSON', noun: 'person' },
-  filter: (id, q): Record<string, string> => (q.role === undefined ? { author: id } : { author: id, author_role: authorRole(id, String(q.role)) }),
-  counts: (id, q) => (q.role === undefined ? [...AuthorRole] : [String(q.role)]).map((role) => countKey(mangaIndex, 'author_role', authorRole(id, role))),
-  count: (_person, _q, counts) => counts.reduce((n, c) => n + countIn(c), 0),
+  ...countedByParam(mangaIndex, { link: 'author', param: 'role', counted: 'author_role', values: AuthorRole, equals: (id, role) => ({ author_role: authorRole(id, role) }) }),
   extra: (m, id) => ({ author_role: m.authors.find((a) => a.id === id)!.role }),
 };

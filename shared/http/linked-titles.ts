@@ -12,13 +12,13 @@
  * planner's list sizes, which are hints.
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
-import { planKeys, queryIndex, readPostings, vectorPage, type IndexDef } from '../db/catalogue-index.js';
+import { countIn, countKey, linkedValue, planKeys, queryIndex, type IndexDef } from '../db/catalogue-index.js';
 import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from './problem.js';
-import { recordsOf, shapeKeys } from './titles.js';
+import { recordsOf } from './titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 
 export interface LinkedTitles<R extends BaseRecord> {
@@ -79,48 +79,34 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
 }
 
 /**
- * Sub-resource lists of the titles that link a parent record (API.md §4.0 "Sub-resource lists"):
- * the `news/` of an anime (§4.1.2) or a manga (§4.7). The parent's posting list of the linking
- * filter (e.g. `NEWS#P#anime#<id>`) is read whole — exact, unlike the planner's list sizes, and
- * small: a title has a few hundred articles at most — then filtered, ordered and cut in memory
- * like a driver list of the planner (catalogue-index.ts vectorPage), so `count` is exact and
- * every page full. The page's records and the parent (404 when absent) are read in one batch.
- * Calls: the posting Query (one per MB of postings) and one BatchGetItem; signed in, the parent
- * is read with the caller's auth state instead.
+ * The parts of a linked list whose exact count is the index's count `counted` of the parent's id
+ * paired with the value of the query filter `param` (catalogue-index.ts linkedValue), summed over
+ * its `values` when the filter is not given: the parent's equality `link`, and with the filter
+ * `equals(id, value)` too.
  */
-
-export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>): Operation {
-  const { resource, parent } = listing;
-  const { index } = resource.title;
-  const shape = shapeKeys(resource).item;
-  const parentKey = (req: ApiRequest) => recordKeyOfKind(parent.kind, (req.params as { id: string }).id);
-  const op: Operation = async (req) => {
-    const known = req.prefetched(parentKey(req));
-    if (known === null) throw notFound(`No ${parent.noun} with this id.`);
-    const { page } = await postingListPage(index, listing.filter, (req.params as { id: string }).id, req, listing.filters);
-    const [[parentItem], records] = await Promise.all([
-      known === undefined ? getItems([parentKey(req)]) : [known],
-      // A record deleted since its posting was read is left out; so are its references to deleted records.
-      recordsOf(resource, page.entries.map((e) => e.id), shape, req.requestId),
-    ]);
-    if (!parentItem) throw notFound(`No ${parent.noun} with this id.`);
-    return pageReply(req, { items: records, next: page.next, previous: page.previous }, page.matched);
+export function countedByParam<R extends BaseRecord>(
+  index: IndexDef<R>,
+  o: { link: string; param: string; counted: string; values: readonly string[]; equals: (id: string, value: string) => Record<string, string> },
+): Pick<LinkedTitles<R>, 'filter' | 'counts' | 'count'> {
+  const given = (q: Record<string, unknown>) => (q[o.param] === undefined ? undefined : String(q[o.param]));
+  return {
+    filter: (id, q) => ({ [o.link]: id, ...(given(q) === undefined ? {} : o.equals(id, given(q)!)) }),
+    counts: (id, q) => (given(q) === undefined ? o.values : [given(q)!]).map((v) => countKey(index, o.counted, linkedValue(id, v))),
+    count: (_parent, _q, counts) => counts.reduce((n, c) => n + countIn(c), 0),
   };
-  // With a token, the parent is read with the caller's auth state.
-  op.prefetch = (req) => [parentKey(req)];
-  return op;
 }
 
 /**
- * A page of one posting list read whole (the titles whose `filter` is `value`), filtered by the
- * request's query parameters among `filters`, ordered and cut in memory like a driver list of
- * the planner (vectorPage): `page.matched` is exact and every page full. `filtered`: a filter
- * was given.
+ * Sub-resource lists of the titles that link a parent record (API.md §4.0 "Sub-resource lists"):
+ * the `news/` of an anime (§4.1.2) or a manga (§4.7) — the planner's page with the parent's
+ * equality (its posting list, e.g. `NEWS#P#anime#<id>`) and the query's filters, `count` from the
+ * index's exact counts of the parent per filter value (linkedTitles).
  */
-export async function postingListPage<R extends BaseRecord>(index: IndexDef<R>, filter: string, value: string, req: ApiRequest, filters: Record<string, unknown>) {
-  const q = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
-  const equals = Object.fromEntries(Object.keys(filters).filter((p) => q[p] !== undefined).map((p) => [p, String(q[p])]));
-  const postings = await readPostings(index, filter, value);
-  const page = vectorPage(index, postings, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals });
-  return { page, filtered: Object.keys(equals).length > 0 };
+export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>): Operation {
+  const { counted } = listing;
+  return linkedTitles({
+    titles: listing.resource,
+    parent: listing.parent,
+    ...countedByParam(listing.resource.title.index, { link: listing.filter, param: counted.param, counted: counted.name, values: counted.values, equals: (_id, value) => ({ [counted.param]: value }) }),
+  });
 }

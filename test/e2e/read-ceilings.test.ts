@@ -2,8 +2,9 @@
  * Per-request read ceilings (docs/data-model.md "Per-request read ceilings") at the sizes that
  * used to make a request read a whole partition: a genre of 3,000 animes, a producer credited by
  * 1,500 of them, a season of 2,000 animes (more than 1 MB of postings), a title with 2,500
- * reviews, a user with 2,000, a person authoring 1,500 mangas, home over that season, and the
- * schedule of the 750 airing animes (a full schedule: MyAnimeList's has 700–1,000).
+ * reviews, a user with 2,000, a person authoring 1,500 mangas, an anime with 2,200 news articles,
+ * home over that season, and the schedule of the 750 airing animes (a full schedule:
+ * MyAnimeList's has 700–1,000).
  * The catalogue and the community are written straight into the table by the bench's bulk loaders
  * (the items the API's writes leave, test/integration/bulk-load.test.ts), so the file stays fast.
  *
@@ -18,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animeIndex, type AnimeRecord } from '../../shared/db/animes.js';
 import { READS_PER_PAGE } from '../../shared/db/catalogue-index.js';
 import { mangaIndex, type MangaRecord } from '../../shared/db/mangas.js';
+import { newsIndex, type NewsRecord } from '../../shared/db/news.js';
 import type { BaseRecord, Ordering } from '../../shared/db/records.js';
 import { readBudget } from '../../shared/db/index-query.js';
 import { searchNormalize } from '../../shared/text.js';
@@ -89,14 +91,20 @@ function body(kind: Kind, i: number): unknown {
         genre_ids: [ref('genre', 0)],
         authors: [{ person_id: ref('person', 0), role: ROLES[i % 3] }, ...(i % 4 === 0 ? [{ person_id: ref('person', 1), role: 'art' }] : [])],
       };
+    case 'news':
+      return { name: `${WORDS[(i * 5) % WORDS.length]} bulletin ${i}`, content: 'Body.', tag: NEWS_TAGS[i % NEWS_TAGS.length], anime_ids: [ref('anime', 1)], manga_ids: i % 3 === 0 ? [ref('manga', 0)] : [] };
     default:
       throw new Error(`no ${kind} here`);
   }
 }
 
-const SIZES = { genre: 2, theme: 0, demographic: 0, producer: 2, magazine: 0, person: 2, character: 0, anime: ANIMES, manga: MANGAS, news: 0 };
+/** News articles about anime 1 (a third of them also about manga 0): more than 1 MB of postings. */
+const NEWS = 2_200;
+const NEWS_TAGS = ['pending', 'new_anime', 'new_manga', 'spoiler', 'review', 'interview', 'event', 'recommendation'] as const;
+const SIZES = { genre: 2, theme: 0, demographic: 0, producer: 2, magazine: 0, person: 2, character: 0, anime: ANIMES, manga: MANGAS, news: NEWS };
 const cat = { seed: 18, sizes: SIZES, today: TODAY, body } as unknown as Catalogue;
-const stamp = benchStamps(cat, ['genre', 'producer', 'person', 'anime', 'manga']);
+const KINDS: Kind[] = ['genre', 'producer', 'person', 'anime', 'manga', 'news'];
+const stamp = benchStamps(cat, KINDS);
 const idOf = (kind: Kind, i: number) => stamp(kind, i).id;
 
 /** What a rankings run would have left in the records (what the index orders by, K1): `members` with many ties, `score` with nulls. */
@@ -112,6 +120,7 @@ function numbers(kind: Kind, i: number, r: BaseRecord): BaseRecord {
 
 const animes: AnimeRecord[] = [];
 const mangas: MangaRecord[] = [];
+const articles: NewsRecord[] = [];
 
 // ---- The community: 2,500 users, each reviewing anime 0; user 0 also 2,000 other titles
 
@@ -151,13 +160,14 @@ beforeAll(async () => {
   setClock(`${TODAY}T12:00:00.000Z`);
   await loadCatalogue({
     cat,
-    kinds: ['genre', 'producer', 'person', 'anime', 'manga'],
+    kinds: KINDS,
     stamp,
     inFlight: 4,
     adjust: numbers,
     onRecord: (kind, _i, r) => {
       if (kind === 'anime') animes.push(r as AnimeRecord);
       if (kind === 'manga') mangas.push(r as MangaRecord);
+      if (kind === 'news') articles.push(r as NewsRecord);
     },
   });
   const records = { anime: animes, manga: mangas };
@@ -267,18 +277,22 @@ const ordered = <R extends { id: string }>(records: readonly R[], o: Ordering<R>
 /**
  * The planner's ceiling (catalogue-index.ts): a first page one Query of index items, a later page
  * READS_PER_PAGE, each at most one Query page (1 MB, however many items that is); the plan
- * batch and the page's records.
+ * batch and the page's records. `inOrder`: the list's own order with the parent's equality
+ * alone — its posting list walked from the cursor, limit + 1 entries whatever its length.
  */
 const plannerCeiling =
-  (): Ceiling =>
+  (opts: { inOrder?: boolean } = {}): Ceiling =>
   (first, limit) => ({
-    queries: first ? 1 : READS_PER_PAGE,
+    queries: first || opts.inOrder ? 1 : READS_PER_PAGE,
+    ...(opts.inOrder ? { queryItems: limit + 1 } : {}),
     queryRcu: QUERY_RCU,
     batches: 2,
-    keys: 8 + limit,
+    // The plan's keys (counter, list sizes, parent, tombstone, up to 8 exact counts) and the page's records.
+    keys: 12 + limit,
     // Index reads, the plan's small items, the page's records (under 4 KB each here).
-    rcu: (first ? 1 : READS_PER_PAGE) * QUERY_RCU + 8 + limit,
+    rcu: (first ? 1 : READS_PER_PAGE) * QUERY_RCU + 12 + limit,
   });
+const IN_ORDER = plannerCeiling({ inOrder: true });
 
 const ANIME_CEILING = plannerCeiling();
 const MANGA_CEILING = plannerCeiling();
@@ -293,7 +307,7 @@ describe("a genre's and a producer's animes (the anime planner with the record's
     ['score', false],
   ] as const)('genres/{G0}/animes/ ordering %s (descending %s): 3,000 animes, each request within the ceiling', { timeout: 300_000 }, async (key, descending) => {
     const expected = ordered(animes, animeIndex.orderings[key]!, descending);
-    await expectList(`/api/genres/${G0()}/animes/?ordering=${descending ? '-' : ''}${key}`, expected, ANIME_CEILING, ANIMES);
+    await expectList(`/api/genres/${G0()}/animes/?ordering=${descending ? '-' : ''}${key}`, expected, key === 'name' ? IN_ORDER : ANIME_CEILING, ANIMES);
   });
 
   it.each([
@@ -325,7 +339,7 @@ describe("a season's animes (the planner with the season's equality; count from 
   ] as const)('seasons/2024/fall/ ordering %s (descending %s): 2,000 animes', { timeout: 300_000 }, async (key, descending) => {
     expect(fall()).toHaveLength(FALL);
     const expected = ordered(fall(), animeIndex.orderings[key]!, descending);
-    await expectList(`/api/seasons/2024/fall/?ordering=${descending ? '-' : ''}${key}`, expected, ANIME_CEILING, FALL);
+    await expectList(`/api/seasons/2024/fall/?ordering=${descending ? '-' : ''}${key}`, expected, key === 'name' ? IN_ORDER : ANIME_CEILING, FALL);
   });
 
   it('filters: media_type and status (count null); seasons/now/ is fall 2024 by the clock', { timeout: 300_000 }, async () => {
@@ -368,9 +382,25 @@ describe("a person's mangas (the manga planner with the author's equality; count
     const matching = mangas.filter((m) => roleOf(m) !== undefined && (role === undefined || roleOf(m) === role));
     const expected = ordered(matching, mangaIndex.orderings[ordering.replace('-', '')]!, ordering.startsWith('-'));
     const path = `/api/persons/${A0()}/mangas/?ordering=${ordering}${role ? `&role=${role}` : ''}`;
-    const got = await walkList(path, MANGA_CEILING, matching.length, 100, (r) => `${r.id} ${r.author_role}`);
+    const got = await walkList(path, role === undefined && ordering === 'name' ? IN_ORDER : MANGA_CEILING, matching.length, 100, (r) => `${r.id} ${r.author_role}`);
     expect(got.forward).toEqual(expected.map((id) => `${id} ${roleOf(mangas.find((m) => m.id === id)!)}`));
     expect(got.backward).toEqual(got.forward);
+  });
+});
+
+describe("an anime's and a manga's news (the news planner with the title's equality; counts per tag)", () => {
+  it.each([
+    ['animes', 1, '', 100],
+    ['animes', 1, 'ordering=name', 100],
+    ['animes', 1, 'tag=review', 30],
+    ['mangas', 0, 'ordering=-name&tag=interview', 30],
+  ] as const)('%s/{%s}/news/?%s: 2,200 articles about the anime', { timeout: 300_000 }, async (segment, index, query, limit) => {
+    const title = segment === 'animes' ? animes[index]! : mangas[index]!;
+    const tag = /tag=(\w+)/.exec(query)?.[1];
+    const matching = articles.filter((a) => (segment === 'animes' ? a.animes : a.mangas).some((t) => t.id === title.id) && (tag === undefined || a.tag === tag));
+    const ordering = /ordering=(-?)(\w+)/.exec(query);
+    const expected = ordered(matching, newsIndex.orderings[ordering?.[2] ?? 'created_at']!, ordering ? ordering[1] === '-' : true);
+    await expectList(`/api/${segment}/${title.id}/news/${query ? `?${query}` : ''}`, expected, query === '' ? IN_ORDER : plannerCeiling(), matching.length, limit);
   });
 });
 

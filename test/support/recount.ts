@@ -141,10 +141,10 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
   for (const def of INDEXES) {
     const stored = ['O', 'P', 'W', 'D'].flatMap((f) => family(`${def.kind}#${f}#`));
     compareDerived(`${def.kind} index`, stored, [...records.get(def.kind)!.values()].flatMap((r) => [...indexItems(def, r.rec as BaseRecord).values()]));
-    // Exact counts of the counted filters (`K#C#…`, catalogue-index.ts): the records with each value (an item at 0 may stay).
+    // Exact counts (`K#C#…`, catalogue-index.ts IndexDef.counted): the records with each value (an item at 0 may stay).
     const want = new Map<string, number>();
     for (const r of records.get(def.kind)!.values()) {
-      for (const filter of def.counted ?? []) for (const v of new Set(def.filters[filter]!(r.rec as BaseRecord))) want.set(countKey(def, filter, v).pk, (want.get(countKey(def, filter, v).pk) ?? 0) + 1);
+      for (const [name, values] of Object.entries(def.counted ?? {})) for (const v of new Set(values(r.rec as BaseRecord))) want.set(countKey(def, name, v).pk, (want.get(countKey(def, name, v).pk) ?? 0) + 1);
     }
     for (const c of family(`${def.kind}#C#`)) {
       if (num(c.n) !== (want.get(String(c.pk)) ?? 0)) problem(`${String(c.pk)} holds ${num(c.n)}, ${want.get(String(c.pk)) ?? 0} records have the value`);
