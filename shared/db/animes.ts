@@ -59,6 +59,9 @@ const one = (v: string | number | null) => (v === null ? [] : [String(v)]);
 /** The index ordering of home's season sections (API.md §4.5): `members` desc, then name. */
 export const HOME_ORDERING = 'members_name';
 
+/** The value of HOME_ORDERING: `members` descending, then N(name). */
+const membersThenName = (members: number, name: string) => `${descendingCount(members)}${textPart(name, 15)}`;
+
 /** The value of an anime's `year_season` posting: its season of §5.2 (`2025-winter`). */
 export const yearSeason = (year: number, season: string) => `${year}-${season}`;
 
@@ -93,11 +96,9 @@ export const animeEntity: EntityDef<AnimeRecord> = {
 export const animeIndex: IndexDef<AnimeRecord> = {
   kind: 'ANIME',
   listOrder: 'name',
-  orderings: {
-    ...rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
-    // Home's season sections (§4.5): `members` desc, then N(name) — read ascending; no list's `ordering`.
-    [HOME_ORDERING]: { value: (r) => `${descendingCount(r.members)}${textPart(r.name, 15)}`, type: 'plain' },
-  },
+  orderings: rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
+  // Home's season sections (§4.5): `members` desc, then N(name), from the vector's `members` and `name`.
+  derived: { [HOME_ORDERING]: { value: (r) => membersThenName(r.members, r.name), fromVector: (o) => membersThenName(Number(o.members), String(o.name)), type: 'plain' } },
   filters: {
     media_type: (r) => [r.media_type],
     status: (r) => [r.status],

@@ -42,6 +42,12 @@ export interface IndexDef<R extends BaseRecord> {
   kind: string;
   orderings: Record<string, Ordering<R>>;
   /**
+   * Orderings read ascending only, whose value derives from the vector's other values (so it is
+   * not stored in the vector): one partition each, `K#O#<ordering>#A`, no descending one — e.g.
+   * home's `members` desc, then name (API.md §4.5). No list's `ordering` names them.
+   */
+  derived?: Record<string, DerivedOrdering<R>>;
+  /**
    * The list's default ordering (`name`, `-created_at`; the resource's `defaultOrdering` is this):
    * posting and word lists are sorted as its partition is, so in this ordering a list is walked
    * in order, not read whole.
@@ -84,6 +90,19 @@ export interface IndexDef<R extends BaseRecord> {
    * that still comes back incomplete costs a call, never a wrong result.
    */
   vectorBytes: number;
+}
+
+/** An ascending-only ordering whose value derives from the vector's stored values (IndexDef.derived). */
+export interface DerivedOrdering<R> extends Ordering<R> {
+  fromVector: (o: Vector['o']) => OrderValue;
+}
+
+/** An ordering of the index and how a vector gives its value (stored, or derived from the stored ones). */
+function orderingOf<R extends BaseRecord>(def: IndexDef<R>, name: string, descending: boolean): { type: Ordering<R>['type']; ofVector: (v: Vector) => OrderValue } {
+  if (Object.hasOwn(def.orderings, name)) return { type: def.orderings[name]!.type, ofVector: (v) => v.o[name] ?? null };
+  const derived = Object.hasOwn(def.derived ?? {}, name) ? def.derived![name]! : undefined;
+  if (!derived || descending) throw new Error(`unknown ordering ${descending ? '-' : ''}${name} for ${def.kind}`);
+  return { type: derived.type, ofVector: (v) => derived.fromVector(v.o) };
 }
 
 /**
@@ -211,6 +230,7 @@ export function indexItems<R extends BaseRecord>(def: IndexDef<R>, r: R): Map<st
   for (const [name, o] of Object.entries(def.orderings)) {
     for (const desc of [false, true]) add(orderingPk(d, name, desc), sortKey(o.value(r), o.type, r.id, desc ? 'desc' : 'asc'));
   }
+  for (const [name, o] of Object.entries(def.derived ?? {})) add(orderingPk(d, name, false), sortKey(o.value(r), o.type, r.id, 'asc'));
   const lists = new Set<string>();
   for (const [name, values] of Object.entries(v.f)) {
     if (def.postings[name] === name) for (const value of values) lists.add(postingList(name, value));
@@ -397,12 +417,11 @@ function flip(c: Cursor, d: Cursor['d']): Cursor {
  * partition gives them, and the page at `q`'s cursor; `matched` is how many satisfy `q`.
  */
 export function vectorPage<R extends BaseRecord>(def: IndexDef<R>, vectors: readonly Vector[], q: IndexQuery) {
-  const ordering = def.orderings[q.ordering];
-  if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
+  const ordering = orderingOf(def, q.ordering, q.descending);
   const dir = q.descending ? 'desc' : 'asc';
   const sorted = vectors
     .filter((v) => matches(v, q))
-    .map((v) => ({ id: v.id, sk: sortKey(v.o[q.ordering] ?? null, ordering.type, v.id, dir) }))
+    .map((v) => ({ id: v.id, sk: sortKey(ordering.ofVector(v), ordering.type, v.id, dir) }))
     .sort((a, b) => (q.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
   const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
   return { entries: kept, next, previous, matched: sorted.length };
@@ -546,8 +565,7 @@ export async function queryIndex<R extends BaseRecord>(
   } = {},
 ): Promise<IndexResult> {
   const d = any(def);
-  const ordering = def.orderings[q.ordering];
-  if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
+  orderingOf(def, q.ordering, q.descending);
   const unique = namedLists(def, q);
   const ranges = rangesOf(def, q);
   const perRead = first.perRead ?? entriesPerRead(def);
