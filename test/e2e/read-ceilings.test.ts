@@ -480,6 +480,18 @@ describe("a title's and a user's reviews (ordering entries walked with Limit; co
     await expectList(`/api/top/reviews/?${query}`, expected, reviewCeiling, null);
   });
 
+  it('signed in, a first page makes the calls an anonymous one makes (the auth state is read in its first call)', async () => {
+    const { auth } = await server.user('member');
+    for (const path of ['/api/seasons/2024/fall/', `/api/persons/${idOf('person', 0)}/mangas/?role=art`, `/api/animes/${animes[1]!.id}/news/`, `/api/genres/${idOf('genre', 0)}/animes/`]) {
+      recorder.take();
+      const anonymous = await send(server, 'GET', path);
+      const calls = recorder.take().filter((c) => c.service === 'dynamodb').length;
+      const signed = await send(server, 'GET', path, { headers: auth });
+      expect(recorder.take().filter((c) => c.service === 'dynamodb').length, path).toBe(calls);
+      expect(signed.body).toEqual(anonymous.body);
+    }
+  });
+
   it('a cursor changed by a client is refused (400), on each list', async () => {
     for (const path of [`/api/animes/${animes[0]!.id}/reviews/`, '/api/users/reader_0/reviews/', '/api/seasons/2024/fall/', `/api/persons/${idOf('person', 0)}/mangas/`]) {
       const { res } = await measured(`${path}?limit=5`);
