@@ -8,7 +8,8 @@ import { AnimeListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
 import type { IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
-import { rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
+import { textPart } from './sort-keys.js';
+import { descendingCount, rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
 
 export interface Ref {
   id: string;
@@ -55,8 +56,17 @@ export const ANIME_RELATIONS = ['characters', 'staff', 'videos', 'pictures'] as 
 const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
 const one = (v: string | number | null) => (v === null ? [] : [String(v)]);
 
+/** The index ordering of home's season sections (API.md §4.5): `members` desc, then name. */
+export const HOME_ORDERING = 'members_name';
+
+/** The value of HOME_ORDERING: `members` descending, then N(name). */
+const membersThenName = (members: number, name: string) => `${descendingCount(members)}${textPart(name, 15)}`;
+
 /** The value of an anime's `year_season` posting: its season of §5.2 (`2025-winter`). */
 export const yearSeason = (year: number, season: string) => `${year}-${season}`;
+
+/** The season of §5.2 an anime belongs to (none without `aired_from`). */
+const seasonsOf = (r: AnimeRecord) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]);
 
 /** The schedule's entry of an anime (API.md §4.15): what ordering and §5.3 need; airing animes only. */
 export interface ScheduleEntry {
@@ -87,13 +97,15 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   kind: 'ANIME',
   listOrder: 'name',
   orderings: rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
+  // Home's season sections (§4.5): `members` desc, then N(name), from the vector's `members` and `name`.
+  derived: { [HOME_ORDERING]: { value: (r) => membersThenName(r.members, r.name), fromVector: (o) => membersThenName(Number(o.members), String(o.name)), type: 'plain' } },
   filters: {
     media_type: (r) => [r.media_type],
     status: (r) => [r.status],
     season: (r) => one(r.season),
     year: (r) => one(r.year),
-    // The animes of one season (GET /api/seasons/…, §4.16): a list read whole.
-    year_season: (r) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]),
+    // The animes of one season (GET /api/seasons/…, §4.16).
+    year_season: (r) => seasonsOf(r),
     rating: (r) => one(r.rating),
     genre: (r) => ids(r.genres),
     theme: (r) => ids(r.themes),
@@ -121,6 +133,8 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // GET /api/schedules/: the airing animes, read whole.
   digests: { schedule: scheduleEntry },
+  // A season's `count` (§4.16).
+  counted: { year_season: (r) => seasonsOf(r) },
   // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
   vectorBytes: 1_000,
 };

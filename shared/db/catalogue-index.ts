@@ -42,6 +42,12 @@ export interface IndexDef<R extends BaseRecord> {
   kind: string;
   orderings: Record<string, Ordering<R>>;
   /**
+   * Orderings read ascending only, whose value derives from the vector's other values (so it is
+   * not stored in the vector): one partition each, `K#O#<ordering>#A`, no descending one — e.g.
+   * home's `members` desc, then name (API.md §4.5). No list's `ordering` names them.
+   */
+  derived?: Record<string, DerivedOrdering<R>>;
+  /**
    * The list's default ordering (`name`, `-created_at`; the resource's `defaultOrdering` is this):
    * posting and word lists are sorted as its partition is, so in this ordering a list is walked
    * in order, not read whole.
@@ -68,12 +74,35 @@ export interface IndexDef<R extends BaseRecord> {
    */
   digests?: Record<string, (r: R) => object | null>;
   /**
+   * Exact counts: for each name, the values a record counts towards (`K#C#<name>#<value>` / `N`
+   * { n }: the number of records with the value), added to in the record's own write with its
+   * index items (titles.ts titleWrite: an unconditional `ADD`, exact when the write returns) —
+   * unlike list sizes, which are hints. They give the exact `count` of a list that no record of
+   * its own counts (API.md §4.0, §4.16): a season's animes, a person's mangas per role, an
+   * anime's news per tag. Not filters: a count may name a filter's values or pairs of them
+   * (linkedValue).
+   */
+  counted?: Record<string, (r: R) => readonly string[]>;
+  /**
    * Bytes of an index item of this entity, on average and with a margin (a read of hundreds of
    * items holds about their mean size each; the benchmark measures it on the generated catalogue
    * and fails when the mean is larger): how many one Query page holds (entriesPerRead). A read
    * that still comes back incomplete costs a call, never a wrong result.
    */
   vectorBytes: number;
+}
+
+/** An ascending-only ordering whose value derives from the vector's stored values (IndexDef.derived). */
+export interface DerivedOrdering<R> extends Ordering<R> {
+  fromVector: (o: Vector['o']) => OrderValue;
+}
+
+/** An ordering of the index and how a vector gives its value (stored, or derived from the stored ones). */
+function orderingOf<R extends BaseRecord>(def: IndexDef<R>, name: string, descending: boolean): { type: Ordering<R>['type']; ofVector: (v: Vector) => OrderValue } {
+  if (Object.hasOwn(def.orderings, name)) return { type: def.orderings[name]!.type, ofVector: (v) => v.o[name] ?? null };
+  const derived = Object.hasOwn(def.derived ?? {}, name) ? def.derived![name]! : undefined;
+  if (!derived || descending) throw new Error(`unknown ordering ${descending ? '-' : ''}${name} for ${def.kind}`);
+  return { type: derived.type, ofVector: (v) => derived.fromVector(v.o) };
 }
 
 /**
@@ -117,6 +146,22 @@ const listPk = (def: AnyIndex, list: string) => `${def.kind}#${list}`;
 const sizeKey = (def: AnyIndex, list: string): ItemKey => ({ pk: `${def.kind}#L#${list}`, sk: 'N' });
 const digestPk = (def: AnyIndex, digest: string) => `${def.kind}#D#${digest}`;
 
+/** The exact count of the records that count towards `value` of the count `name` (IndexDef.counted). */
+export const countKey = <R extends BaseRecord>(def: IndexDef<R>, name: string, value: string): ItemKey => {
+  if (!Object.hasOwn(def.counted ?? {}, name)) throw new Error(`${def.kind}: ${name} is not counted`);
+  return { pk: `${def.kind}#C#${name}#${value}`, sk: 'N' };
+};
+
+/**
+ * A value that pairs a linked record with one of the linking record's own values: a person with
+ * the role a manga credits them in, an anime with the tag of an article about it — what a linked
+ * list's `count` per filter value counts (IndexDef.counted), and an equality filter may compare.
+ */
+export const linkedValue = (id: string, value: string) => `${id}#${value}`;
+
+/** The number an exact count item holds (absent: 0). */
+export const countIn = (item: Item | null | undefined): number => Number(item?.n ?? 0);
+
 /** The ordering and direction of an index's lists (its `listOrder`). */
 function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
   const descending = def.listOrder.startsWith('-');
@@ -127,7 +172,7 @@ function listOrderOf(def: AnyIndex): { ordering: string; descending: boolean } {
 
 /** The partition-key patterns of every index item of an entity (for `dynamodb:LeadingKeys`). */
 export const indexKeys = <R extends BaseRecord>(def: IndexDef<R>): string[] =>
-  ['O', 'P', 'W', 'L', 'D'].map((family) => `${def.kind}#${family}#*`);
+  ['O', 'P', 'W', 'L', 'D', 'C'].map((family) => `${def.kind}#${family}#*`);
 
 /**
  * Word lists are keyed by the first WORD_KEYS[i] characters of a word: a term of 2 characters
@@ -185,6 +230,7 @@ export function indexItems<R extends BaseRecord>(def: IndexDef<R>, r: R): Map<st
   for (const [name, o] of Object.entries(def.orderings)) {
     for (const desc of [false, true]) add(orderingPk(d, name, desc), sortKey(o.value(r), o.type, r.id, desc ? 'desc' : 'asc'));
   }
+  for (const [name, o] of Object.entries(def.derived ?? {})) add(orderingPk(d, name, false), sortKey(o.value(r), o.type, r.id, 'asc'));
   const lists = new Set<string>();
   for (const [name, values] of Object.entries(v.f)) {
     if (def.postings[name] === name) for (const value of values) lists.add(postingList(name, value));
@@ -221,6 +267,34 @@ export function indexChange<R extends BaseRecord>(def: IndexDef<R>, before: R | 
   }
   for (const [key, item] of old) if (!now.has(key)) deletes.push({ pk: String(item.pk), sk: String(item.sk) });
   return { puts, deletes };
+}
+
+/**
+ * How the exact counts change when a record changes from `before` to `after` (`null`: created or
+ * deleted): +1 for each value it gains, −1 for each it loses, as `ADD`
+ * updates (unconditional: they go with the write's index items, which are applied exactly once).
+ */
+export function countUpdates<R extends BaseRecord>(def: IndexDef<R>, before: R | null, after: R | null): object[] {
+  const updates: object[] = [];
+  for (const [name, values] of Object.entries(def.counted ?? {})) {
+    const old = new Set(before ? values(before) : []);
+    const now = new Set(after ? values(after) : []);
+    const moved: [string, number][] = [...[...now].filter((v) => !old.has(v)).map((v): [string, number] => [v, 1]), ...[...old].filter((v) => !now.has(v)).map((v): [string, number] => [v, -1])];
+    for (const [value, d] of moved) {
+      updates.push({ Update: { TableName: tableName(), Key: countKey(def, name, value), UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': d } } });
+    }
+  }
+  return updates;
+}
+
+/**
+ * The count an operation of a write plan adds to (countUpdates), or `null`: how a bulk load,
+ * which puts final values instead of adding, sums them up.
+ */
+export function countAddedBy(op: { Update?: { Key?: Item; UpdateExpression?: string; ExpressionAttributeValues?: Record<string, unknown> } }): { key: ItemKey; d: number } | null {
+  const u = op.Update;
+  if (!u?.Key || u.UpdateExpression !== 'ADD #n :d' || !/^[A-Z]+#C#/.test(String(u.Key.pk))) return null;
+  return { key: { pk: String(u.Key.pk), sk: String(u.Key.sk) }, d: Number(u.ExpressionAttributeValues?.[':d']) };
 }
 
 /** The bucket of a range number's value. */
@@ -343,12 +417,11 @@ function flip(c: Cursor, d: Cursor['d']): Cursor {
  * partition gives them, and the page at `q`'s cursor; `matched` is how many satisfy `q`.
  */
 export function vectorPage<R extends BaseRecord>(def: IndexDef<R>, vectors: readonly Vector[], q: IndexQuery) {
-  const ordering = def.orderings[q.ordering];
-  if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
+  const ordering = orderingOf(def, q.ordering, q.descending);
   const dir = q.descending ? 'desc' : 'asc';
   const sorted = vectors
     .filter((v) => matches(v, q))
-    .map((v) => ({ id: v.id, sk: sortKey(v.o[q.ordering] ?? null, ordering.type, v.id, dir) }))
+    .map((v) => ({ id: v.id, sk: sortKey(ordering.ofVector(v), ordering.type, v.id, dir) }))
     .sort((a, b) => (q.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
   const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
   return { entries: kept, next, previous, matched: sorted.length };
@@ -492,8 +565,7 @@ export async function queryIndex<R extends BaseRecord>(
   } = {},
 ): Promise<IndexResult> {
   const d = any(def);
-  const ordering = def.orderings[q.ordering];
-  if (!ordering || !Object.hasOwn(def.orderings, q.ordering)) throw new Error(`unknown ordering ${q.ordering} for ${def.kind}`);
+  orderingOf(def, q.ordering, q.descending);
   const unique = namedLists(def, q);
   const ranges = rangesOf(def, q);
   const perRead = first.perRead ?? entriesPerRead(def);

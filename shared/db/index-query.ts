@@ -85,9 +85,10 @@ export async function queryIndexPage<T>(
       else if (hi !== undefined) keyCondition += ' AND #sk <= :hi';
     } else if (from) {
       names['#sk'] = 'sk';
-      values[':k'] = from.k;
+      // Not `:k`: a filter's own values use short names (a review list's `kind` is `:k`).
+      values[':cursorKey'] = from.k;
       const op = scanForward ? (from.inclusive ? '>=' : '>') : from.inclusive ? '<=' : '<';
-      keyCondition += ` AND #sk ${op} :k`;
+      keyCondition += ` AND #sk ${op} :cursorKey`;
     }
     return send((c) =>
       new c.QueryCommand({

@@ -24,7 +24,7 @@
  */
 import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import { indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { countUpdates, indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
 import { slotCreatePlan, slotDeletePlan, type SlotState } from './slots.js';
@@ -227,8 +227,8 @@ export interface TitleChange<R> {
 
 /**
  * The plans of a title write: `main` (record, claim, counter, chunks that change, link counts —
- * everything whose conditions must hold together) and `rest` (index entries and chunk deletions,
- * unconditional). `before` is the stored title (null: a creation); `after` null: a deletion.
+ * everything whose conditions must hold together) and `rest` (index entries, the exact counts of
+ * the index's counted filters and chunk deletions, unconditional). `before` is the stored title (null: a creation); `after` null: a deletion.
  */
 export function titleWrite<R extends BaseRecord>(
   def: TitleDef<R>,
@@ -283,6 +283,8 @@ export function titleWrite<R extends BaseRecord>(
   const index = indexChange(def.index, before?.record ?? null, after);
   for (const key of index.deletes) restItems.push(del(key));
   for (const item of index.puts) restItems.push(put(item));
+  // The exact counts of the index's counted filters go with its items (applied exactly once).
+  restItems.push(...countUpdates(def.index, before?.record ?? null, after));
   while (restMeanings.length < restItems.length) restMeanings.push(null);
   return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
 }

@@ -47,7 +47,7 @@ export class Deleted {
   has(kind: string, id: string): boolean {
     return this.sets.get(kind)?.has(id) ?? false;
   }
-  /** The pending ids of a kind. */
+  /** The pending ids of a kind (at most MAX_PENDING). */
   ids(kind: string): string[] {
     return [...(this.sets.get(kind) ?? [])];
   }

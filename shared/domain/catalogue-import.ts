@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import { animeEntity, animeIndex, animeTitle, type AnimeRecord } from '../db/animes.js';
 import { getItems, type BulkWriter, type Item } from '../db/batch.js';
-import { readPostings } from '../db/catalogue-index.js';
+import { countAddedBy, readPostings } from '../db/catalogue-index.js';
 import { CATALOGUE_STREAM, sizeKeyOfItem } from '../db/catalogue-stream.js';
 import { counterKeyOf, recordKeyOf } from '../db/records.js';
 import { sourceLinkItem, sourceLinkPlan, sourceLinks } from '../db/sources.js';
@@ -212,7 +212,7 @@ export interface BulkOptions {
 
 /**
  * Writes `titles` into a store without animes (see the module comment): the items importTitles
- * would leave, with the anime counter and the list sizes the catalogue stream consumer would
+ * would leave, with the anime counter, the index's exact counts and the list sizes the catalogue stream consumer would
  * count (the store's stream must not see these items: `npm start` writes them before the table
  * has one). Returns the number of items.
  */
@@ -222,6 +222,7 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
   const claimed = new Set<string>();
   const counter = counterKeyOf(animeEntity);
   const sizes = new Map<string, Item>();
+  const counts = new Map<string, Item>();
   const counted = (pk: string) => CATALOGUE_STREAM.prefixes.some((p) => pk.startsWith(p));
   const start = writer.written;
   let count = 0;
@@ -246,12 +247,17 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
         }
         await writer.put(item);
       } else if (op.Update?.Key?.pk === counter.pk) count++;
-      else throw new Error(`${t.key}: a creation's plan holds ${JSON.stringify(Object.keys(op))}`);
+      else if (countAddedBy(op as never)) {
+        // An exact count of the index (a season's animes): summed, put at the end.
+        const { key, d } = countAddedBy(op as never)!;
+        const id = `${key.pk}\u0000${key.sk}`;
+        counts.set(id, { ...key, n: Number(counts.get(id)?.n ?? 0) + d });
+      } else throw new Error(`${t.key}: a creation's plan holds ${JSON.stringify(Object.keys(op))}`);
     }
     await writer.put(sourceLinkItem(SOURCE, t.key, created.record.id));
     opts.onProgress?.(i + 1);
   }
-  for (const size of sizes.values()) await writer.put(size);
+  for (const size of [...sizes.values(), ...counts.values()]) await writer.put(size);
   await writer.put({ ...counter, n: count });
   await writer.drain();
   return writer.written - start;

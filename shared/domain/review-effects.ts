@@ -2,7 +2,8 @@
  * What the relations consumer does to reviews and helpful votes when what they hang on goes
  * (API.md §4.1.1, §4.1.3, §4.21.2; docs/data-model.md "Reviews"):
  *  - a review deleted → its votes go (with the voters' postings);
- *  - a title deleted → its reviews go as their DELETE would (authors' counts, vectors, top);
+ *  - a title deleted → its reviews go as their DELETE would (lists' entries and counts, top), then
+ *    the title's counts;
  *    until then its tombstone hides them;
  *  - an account deleted → its reviews go (hidden meanwhile by its tombstone), and the helpful
  *    votes it cast are withdrawn, so the counts they fed adjust.
@@ -12,7 +13,7 @@
 import { cascadeDone, continueLater } from '../db/cascades.js';
 import { getItems } from '../db/batch.js';
 import { commitContended, StaleRecord } from '../db/records.js';
-import { dropReviewCount, dropVotes, reviewKey, reviewPlan, reviewVoters, storedReview, titleReviewIds, userReviewIds, voteKey, votesCast } from '../db/reviews.js';
+import { dropReviewCount, dropTitleReviewCounts, dropVotes, reviewKey, reviewPlan, reviewVoters, storedReview, titleReviewIds, userReviewIds, voteKey, votesCast } from '../db/reviews.js';
 import { REVIEW_KINDS, type ReviewKindDef } from './reviews.js';
 
 const AT_ONCE = 25;
@@ -54,9 +55,12 @@ async function inPages(ids: (limit: number) => Promise<string[]>, step: (id: str
   return (await ids(1)).length === 0;
 }
 
-/** A deleted title's reviews go. */
-export const removeTitleReviews = (kind: ReviewKindDef, titleId: string, deadline: number): Promise<boolean> =>
-  inPages((n) => titleReviewIds(kind, titleId, n), removeReview, deadline);
+/** A deleted title's reviews go, then its review counts. */
+export async function removeTitleReviews(kind: ReviewKindDef, titleId: string, deadline: number): Promise<boolean> {
+  if (!(await inPages((n) => titleReviewIds(kind, titleId, n), removeReview, deadline))) return false;
+  await dropTitleReviewCounts(kind, titleId);
+  return true;
+}
 
 /** A deleted account's reviews go, its helpful votes are withdrawn, then its review count goes. */
 export async function removeAccountReviews(userId: string, deadline: number): Promise<boolean> {

@@ -5,9 +5,8 @@
  */
 import * as z from 'zod/mini';
 import { animeTitle } from '../db/animes.js';
-import type { IndexDef } from '../db/catalogue-index.js';
 import { mangaTitle } from '../db/mangas.js';
-import type { BaseRecord } from '../db/records.js';
+import type { BaseRecord, Ordering } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
 import { reviewEntry } from './cards.js';
 import { ReviewKind, ReviewTag } from './enums.js';
@@ -98,25 +97,17 @@ export function reviewView(r: ReviewRecord, helpful: number, title: { id: string
 export const REVIEW_ORDERINGS = ['created_at', 'helpful_count', 'rating'] as const;
 export const REVIEW_DEFAULT_ORDERING = '-created_at';
 
-/** A review with its number of helpful votes: what its vectors are made from. */
+/** A review with its number of helpful votes: what its list entries are ordered by. */
 export type CountedReview = ReviewRecord & { helpful_count: number };
 
 /**
- * How a title's and a user's review lists are ordered and filtered in memory (catalogue-index.ts
- * `vectorPage`): each review has a small vector in its title's and in its author's vector
- * partition, rewritten by every change of these values (votes included).
+ * The orderings of a title's and a user's review lists (§4.1.2, §4.21.4): each review has an
+ * entry per ordering and direction in its title's and in its author's list (shared/db/reviews.ts
+ * reviewEntries), keyed as the catalogue index keys its ordering entries (sort-keys.ts), so a page
+ * is a Query from the cursor with `Limit`.
  */
-export const reviewIndex: IndexDef<CountedReview> = {
-  kind: 'REVIEWS',
-  listOrder: REVIEW_DEFAULT_ORDERING,
-  orderings: {
-    created_at: { value: (r) => r.created_at, type: 'plain' },
-    helpful_count: { value: (r) => r.helpful_count, type: 'count' },
-    rating: { value: (r) => r.rating, type: 'count' },
-  },
-  // `title` and `user`: so that a page leaves out the reviews of titles and accounts deleted since.
-  filters: { kind: (r) => [r.kind], spoiler: (r) => [String(r.is_spoiler)], title: (r) => [r.title_id], user: (r) => [r.user_id] },
-  postings: {},
-  searchFields: () => [],
-  vectorBytes: 250,
+export const REVIEW_LIST_ORDERINGS: Record<(typeof REVIEW_ORDERINGS)[number], Ordering<CountedReview>> = {
+  created_at: { value: (r) => r.created_at, type: 'plain' },
+  helpful_count: { value: (r) => r.helpful_count, type: 'count' },
+  rating: { value: (r) => r.rating, type: 'count' },
 };

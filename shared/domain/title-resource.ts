@@ -154,9 +154,9 @@ export const TITLE_OPERATIONS: Readonly<Record<keyof typeof TITLE_ITEMS, CrudGra
 
 /**
  * A sub-resource list of the titles that link a parent record (API.md §4.0 "Sub-resource
- * lists"; the `news/` of an anime or a manga, §4.1.2): the posting list of `filter` for the
- * parent's id, read whole (an exact `count`), filtered, ordered and cut in memory
- * (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
+ * lists"; the `news/` of an anime or a manga, §4.1.2): the listed resource's index queried with
+ * the parent's equality (`filter`) and the query's filters, its exact `count` from the index's
+ * exact counts (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
  */
 export interface LinkedListing<R extends BaseRecord> {
   /** The listed titles (their list item shape). */
@@ -167,6 +167,11 @@ export interface LinkedListing<R extends BaseRecord> {
   filter: string;
   orderings: readonly string[];
   defaultOrdering: string;
-  /** Query filters (schemas); each names an index filter of the same name, evaluated on the postings. */
+  /** Query filters (schemas); each names an index filter of the same name. */
   filters: z.core.$ZodLooseShape;
+  /**
+   * The exact count: the index's count `name` (IndexDef.counted) of the parent's id paired with
+   * the value of the query filter `param` (linkedValue), summed over its `values` without it.
+   */
+  counted: { name: string; param: string; values: readonly string[] };
 }

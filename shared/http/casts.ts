@@ -8,10 +8,9 @@
  * exact. Character and person cards are read, never copied, so renames show at once.
  */
 import { animeTitle } from '../db/animes.js';
-import { mangaTitle } from '../db/mangas.js';
 import { titleRecordOf } from '../db/titles.js';
 import { getItems, type Item } from '../db/batch.js';
-import { pageOf, postingIds, type IndexDef } from '../db/catalogue-index.js';
+import { pageOf } from '../db/catalogue-index.js';
 import { compareCodePoints } from '../db/sort-keys.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
@@ -135,41 +134,5 @@ export function voicesList(cards: { anime: readonly string[]; character: readonl
       return anime && character ? [{ character: inShapeOrder(character, cards.character), anime: inShapeOrder(anime, cards.anime), role: v.role, language: v.language }] : [];
     });
     return pageReply(req, { items: results, next: page.next, previous: page.previous }, count);
-  };
-}
-
-const AUTHORED_ORDERINGS: Record<string, { value: (m: Rec) => OrderValue; type: OrderType }> = {
-  published_from: { value: (m) => m.published_from as OrderValue, type: 'plain' },
-  name: { value: (m) => m.name as OrderValue, type: 'text' },
-  members: { value: (m) => m.members as OrderValue, type: 'count' },
-};
-
-/**
- * `GET /api/persons/{id}/mangas/` (API.md §4.9): the mangas crediting the person as author —
- * the `author` posting list of the manga index (one Query, with the person's existence and the
- * tombstones in parallel) and those mangas' records (a BatchGetItem per 100), so `members` and
- * the role are current; ordered and cut in memory. An author's works are at most hundreds.
- */
-export function authoredList(listing: { index: IndexDef<BaseRecord>; shape: readonly string[]; embedded: (m: Rec, deleted: Deleted) => Rec }): Operation {
-  return async (req) => {
-    const q = req.query as unknown as { ordering: { key: string; descending: boolean }; role?: string };
-    const id = (req.params as { id: string }).id;
-    const [[person, tomb], mangaIds] = await Promise.all([getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId)]), postingIds(listing.index, 'author', id)]);
-    if (!person) throw notFound('No person with this id.');
-    const deleted = new Deleted(tomb);
-    const found = await getItems(mangaIds.filter((m) => !deleted.has('MANGA', m)).map((m) => recordKeyOfKind('MANGA', m)));
-    const ordering = AUTHORED_ORDERINGS[q.ordering.key]!;
-    const dir = q.ordering.descending ? 'desc' : 'asc';
-    const sorted = found
-      .filter((f): f is Item => f !== null)
-      .map((f) => titleRecordOf(mangaTitle, f) as unknown as Rec)
-      .flatMap((m) => {
-        const role = (m.authors as { id: string; role: string }[]).find((a) => a.id === id)?.role;
-        return role !== undefined && (q.role === undefined || q.role === role) ? [{ m, role, sk: sortKey(ordering.value(m), ordering.type, m.id, dir) }] : [];
-      })
-      .sort((a, b) => compareCodePoints(a.sk, b.sk) * (q.ordering.descending ? -1 : 1));
-    const page = pageOf(sorted, q.ordering.descending, pageLimit(req), req.query.cursor ?? null);
-    const items = page.kept.map((k) => ({ ...inShapeOrder(listing.embedded(k.m, deleted), listing.shape), author_role: k.role }));
-    return pageReply(req, { items, next: page.next, previous: page.previous }, sorted.length);
   };
 }

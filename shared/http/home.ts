@@ -1,20 +1,21 @@
 /**
  * `GET /api/home/` (API.md §4.5): the front page's sections, computed per request, every key
  * always present. In parallel:
- *  - the current and upcoming seasons (§5.2): each season's posting list read whole (as the
- *    season lists do), its animes ordered by `members` desc, then name — the index's `members`,
- *    as `GET /api/seasons/…?ordering=-members` orders them — the first 12 of each;
+ *  - the current and upcoming seasons (§5.2): the first 12 animes of each by `members` desc, then
+ *    name — the index's `members`, as `GET /api/seasons/…?ordering=-members` orders them — from
+ *    the anime planner (seasonHead: at most 1 + 4 Queries of ≤ 1 MB of index items each);
  *  - the 6 newest non-spoiler anime reviews (the recent partition, shared/db/reviews.ts);
  *  - the 6 newest news articles (the head of the news index's `created_at` ordering);
  *  - the first 8 of the caller's anime recommendations (§4.14: personalised with a valid token,
  *    else popular).
- * Then the cards' records (one BatchGetItem for the animes, one for the news). About 8 calls in
- * 3 rounds, whatever the catalogue's size.
+ * Then the cards' records (one BatchGetItem for the animes, one for the news). About 10 calls in
+ * 3 rounds, each bounded whatever the catalogue's size (docs/data-model.md "Per-request read
+ * ceilings").
  */
-import { yearSeason, animeIndex } from '../db/animes.js';
-import { orderingHead, readPostings, type Vector } from '../db/catalogue-index.js';
+import { animeEntity, animeIndex, HOME_ORDERING, yearSeason } from '../db/animes.js';
+import { orderingHead, queryIndex } from '../db/catalogue-index.js';
 import { newsIndex } from '../db/news.js';
-import { compareCodePoints } from '../db/sort-keys.js';
+import { counterKeyOf } from '../db/records.js';
 import { clock } from '../clock.js';
 import { animes } from '../domain/animes.js';
 import { animeCard } from '../domain/cards.js';
@@ -22,7 +23,6 @@ import { news } from '../domain/news.js';
 import { ANIME_RECOMMENDATIONS } from '../domain/anime-recommendations.js';
 import { ANIME_REVIEWS } from '../domain/reviews.js';
 import { seasonNow, seasonUpcoming, type SeasonOfYear } from '../domain/seasons.js';
-import { searchNormalize } from '../text.js';
 import type { Operation } from './handler.js';
 import { firstRecommendations, listKeys, readKnown } from './recommendations.js';
 import { newestReviews } from './reviews.js';
@@ -34,15 +34,20 @@ export const HOME_SIZES = { season: 12, reviews: 6, news: 6, recommendations: 8 
 
 const CARD = Object.keys(animeCard.shape);
 
-/** The first `n` animes of a season by `members` desc, then N(name), then id. */
+/**
+ * The first `n` animes of a season by `members` desc, then N(name), then id: the anime planner's
+ * page with the season's equality in the index ordering of that order (HOME_ORDERING). A season
+ * of up to one read of postings (every season at MyAnimeList's size) is read whole in one Query;
+ * a larger one walks the ordering, and a page short of `n` is followed once (up to four reads).
+ */
 async function seasonHead(s: SeasonOfYear, n: number): Promise<string[]> {
-  const postings = await readPostings(animeIndex, 'year_season', yearSeason(s.year, s.season));
-  const members = (v: Vector) => Number(v.o.members ?? 0);
-  const name = new Map(postings.map((v) => [v.id, searchNormalize(String(v.o.name ?? ''))]));
-  return postings
-    .sort((a, b) => members(b) - members(a) || compareCodePoints(name.get(a.id)!, name.get(b.id)!) || compareCodePoints(a.id, b.id))
-    .slice(0, n)
-    .map((v) => v.id);
+  const q = { ordering: HOME_ORDERING, descending: false, limit: n, terms: [], equals: { year_season: yearSeason(s.year, s.season) } };
+  const counter = counterKeyOf(animeEntity);
+  const first = await queryIndex(animeIndex, counter, { ...q, cursor: null });
+  const ids = first.entries.map((e) => e.id);
+  if (ids.length === n || first.next === null) return ids;
+  const more = await queryIndex(animeIndex, counter, { ...q, limit: n - ids.length, cursor: first.next });
+  return [...ids, ...more.entries.map((e) => e.id)];
 }
 
 export const homeOperation: Operation = async (req) => {

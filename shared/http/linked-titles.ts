@@ -1,22 +1,24 @@
 /**
- * The titles linked to a taxonomy record — the reverse lists of a record that titles name in
- * their relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
- * (§4.11), and in the same way a genre's, magazine's or demographic's mangas. One list is the
+ * The titles linked to a record — the reverse lists of a record that titles name in their
+ * relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
+ * (§4.11), a genre's mangas, a person's mangas (§4.9, shared/http/authored.ts). One list is the
  * title entity's index queried with an equality filter on the record (`genre`, `credited`,
- * `studio`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads the record
- * with its first call (404 when it is gone), so a page costs what a filtered list page costs.
- * `count` is exact: the record's own count of linked titles (`anime_count`, a producer's credits
- * per role), which title writes keep in their transactions (§3.7), not the planner's list sizes,
- * which are hints.
+ * `studio`, `author`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads
+ * the record with its first call (404 when it is gone), so a page costs what a filtered list
+ * page costs — at most one Query of index items on a first page and four on a later one, each
+ * ≤ 1 MB, whatever the number of linked titles. `count` is exact: the record's own count of
+ * linked titles (`anime_count`, a producer's credits per role), which title writes keep in their
+ * transactions (§3.7), or the index's exact counts (a person's mangas per role) — never the
+ * planner's list sizes, which are hints.
  */
-import { getItems, type Item } from '../db/batch.js';
-import { planKeys, queryIndex, readPostings, vectorPage, type IndexDef } from '../db/catalogue-index.js';
+import { getItems, type Item, type ItemKey } from '../db/batch.js';
+import { countIn, countKey, linkedValue, planKeys, queryIndex, type IndexDef } from '../db/catalogue-index.js';
 import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from './problem.js';
-import { recordsOf, shapeKeys } from './titles.js';
+import { recordsOf } from './titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 
 export interface LinkedTitles<R extends BaseRecord> {
@@ -29,8 +31,13 @@ export interface LinkedTitles<R extends BaseRecord> {
    * request's query, e.g. a `role`): `{ genre: id }`, `{ credited: id }`, `{ studio: id }`.
    */
   filter(id: string, query: Record<string, unknown>): Record<string, string>;
-  /** The exact number of listed titles, from the parent's item (`rec.anime_count`, …). */
-  count(parent: Item, query: Record<string, unknown>): number;
+  /**
+   * Items that hold the exact count when the parent's item does not (the index's exact counts,
+   * catalogue-index.ts countKey), read in the planner's first call.
+   */
+  counts?(id: string, query: Record<string, unknown>): ItemKey[];
+  /** The exact number of listed titles, from the parent's item (`rec.anime_count`, …) or the `counts` items. */
+  count(parent: Item, query: Record<string, unknown>, counts: readonly (Item | null)[]): number;
   /** Fields the list adds to each title (e.g. a producer's `producer_roles`), after its own. */
   extra?(record: R, id: string): Record<string, unknown>;
 }
@@ -39,17 +46,20 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
   const { entity, index } = listing.titles.title;
   const shape = Object.keys((listing.titles.listRead ?? listing.titles.read).shape);
   const counter = counterKeyOf(entity);
-  const parentKey = (req: ApiRequest) => recordKeyOfKind(listing.parent.kind, (req.params as { id: string }).id);
-  const equals = (req: ApiRequest) => listing.filter((req.params as { id: string }).id, req.query as unknown as Record<string, unknown>);
+  const idOf = (req: ApiRequest) => (req.params as { id: string }).id;
+  const queryOf = (req: ApiRequest) => req.query as unknown as Record<string, unknown>;
+  const equals = (req: ApiRequest) => listing.filter(idOf(req), queryOf(req));
+  /** Read in the planner's first call: the parent (404), a tombstone shard, the count's items. */
+  const also = (req: ApiRequest) => [recordKeyOfKind(listing.parent.kind, idOf(req)), tombstoneKey(req.requestId), ...(listing.counts?.(idOf(req), queryOf(req)) ?? [])];
   const op: Operation = async (req: ApiRequest) => {
-    const id = (req.params as { id: string }).id;
-    const query = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
+    const id = idOf(req);
+    const query = queryOf(req) as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
     const result = await queryIndex(
       index,
       counter,
       { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: equals(req) },
       {
-        also: [parentKey(req), tombstoneKey(req.requestId)],
+        also: also(req),
         check: ([parent]) => {
           if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
         },
@@ -61,56 +71,42 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
     );
     const records = await recordsOf(listing.titles, result.entries.map((e) => e.id), shape, new Deleted(result.alsoItems[1]));
     const items = listing.extra ? records.map((r) => ({ ...r, ...listing.extra!(r, id) })) : records;
-    return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query));
+    return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query, result.alsoItems.slice(2)));
   };
   // The planner's first call, read with the caller's auth state when a token is sent.
-  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), parentKey(req), tombstoneKey(req.requestId)];
+  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), ...also(req)];
   return op;
+}
+
+/**
+ * The parts of a linked list whose exact count is the index's count `counted` of the parent's id
+ * paired with the value of the query filter `param` (catalogue-index.ts linkedValue), summed over
+ * its `values` when the filter is not given: the parent's equality `link`, and with the filter
+ * `equals(id, value)` too.
+ */
+export function countedByParam<R extends BaseRecord>(
+  index: IndexDef<R>,
+  o: { link: string; param: string; counted: string; values: readonly string[]; equals: (id: string, value: string) => Record<string, string> },
+): Pick<LinkedTitles<R>, 'filter' | 'counts' | 'count'> {
+  const given = (q: Record<string, unknown>) => (q[o.param] === undefined ? undefined : String(q[o.param]));
+  return {
+    filter: (id, q) => ({ [o.link]: id, ...(given(q) === undefined ? {} : o.equals(id, given(q)!)) }),
+    counts: (id, q) => (given(q) === undefined ? o.values : [given(q)!]).map((v) => countKey(index, o.counted, linkedValue(id, v))),
+    count: (_parent, _q, counts) => counts.reduce((n, c) => n + countIn(c), 0),
+  };
 }
 
 /**
  * Sub-resource lists of the titles that link a parent record (API.md §4.0 "Sub-resource lists"):
- * the `news/` of an anime (§4.1.2) or a manga (§4.7). The parent's posting list of the linking
- * filter (e.g. `NEWS#P#anime#<id>`) is read whole — exact, unlike the planner's list sizes, and
- * small: a title has a few hundred articles at most — then filtered, ordered and cut in memory
- * like a driver list of the planner (catalogue-index.ts vectorPage), so `count` is exact and
- * every page full. The page's records and the parent (404 when absent) are read in one batch.
- * Calls: the posting Query (one per MB of postings) and one BatchGetItem; signed in, the parent
- * is read with the caller's auth state instead.
+ * the `news/` of an anime (§4.1.2) or a manga (§4.7) — the planner's page with the parent's
+ * equality (its posting list, e.g. `NEWS#P#anime#<id>`) and the query's filters, `count` from the
+ * index's exact counts of the parent per filter value (linkedTitles).
  */
-
 export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>): Operation {
-  const { resource, parent } = listing;
-  const { index } = resource.title;
-  const shape = shapeKeys(resource).item;
-  const parentKey = (req: ApiRequest) => recordKeyOfKind(parent.kind, (req.params as { id: string }).id);
-  const op: Operation = async (req) => {
-    const known = req.prefetched(parentKey(req));
-    if (known === null) throw notFound(`No ${parent.noun} with this id.`);
-    const { page } = await postingListPage(index, listing.filter, (req.params as { id: string }).id, req, listing.filters);
-    const [[parentItem], records] = await Promise.all([
-      known === undefined ? getItems([parentKey(req)]) : [known],
-      // A record deleted since its posting was read is left out; so are its references to deleted records.
-      recordsOf(resource, page.entries.map((e) => e.id), shape, req.requestId),
-    ]);
-    if (!parentItem) throw notFound(`No ${parent.noun} with this id.`);
-    return pageReply(req, { items: records, next: page.next, previous: page.previous }, page.matched);
-  };
-  // With a token, the parent is read with the caller's auth state.
-  op.prefetch = (req) => [parentKey(req)];
-  return op;
-}
-
-/**
- * A page of one posting list read whole (the titles whose `filter` is `value`), filtered by the
- * request's query parameters among `filters`, ordered and cut in memory like a driver list of
- * the planner (vectorPage): `page.matched` is exact and every page full. `filtered`: a filter
- * was given.
- */
-export async function postingListPage<R extends BaseRecord>(index: IndexDef<R>, filter: string, value: string, req: ApiRequest, filters: Record<string, unknown>) {
-  const q = req.query as unknown as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
-  const equals = Object.fromEntries(Object.keys(filters).filter((p) => q[p] !== undefined).map((p) => [p, String(q[p])]));
-  const postings = await readPostings(index, filter, value);
-  const page = vectorPage(index, postings, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals });
-  return { page, filtered: Object.keys(equals).length > 0 };
+  const { counted } = listing;
+  return linkedTitles({
+    titles: listing.resource,
+    parent: listing.parent,
+    ...countedByParam(listing.resource.title.index, { link: listing.filter, param: counted.param, counted: counted.name, values: counted.values, equals: (_id, value) => ({ [counted.param]: value }) }),
+  });
 }

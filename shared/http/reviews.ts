@@ -9,12 +9,26 @@
  */
 import { hasRole } from '../auth/roles.js';
 import { getItems, type Item } from '../db/batch.js';
-import { vectorPage, type Vector } from '../db/catalogue-index.js';
 import { commitContended, recordKeyOfKind } from '../db/records.js';
-import { recentReviews, reviewKey, reviewPlan, storedReview, titleReviewVectors, topReviewsPage, userReviewVectors, voteKey, type StoredReview } from '../db/reviews.js';
+import {
+  claimsOfTitles,
+  claimsOfUsers,
+  claimTitleKind,
+  recentReviews,
+  reviewKey,
+  reviewListCount,
+  reviewListCountKey,
+  reviewListPage,
+  reviewPlan,
+  storedReview,
+  topReviewsPage,
+  voteKey,
+  type ReviewList,
+  type StoredReview,
+} from '../db/reviews.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { authFromItem, authKeyOf, userByUsernameKey } from '../db/users.js';
-import { reviewBodies, reviewIndex, reviewView, VOTE_FIELD, type ReviewKindDef, type ReviewRecord } from '../domain/reviews.js';
+import { REVIEW_KINDS, reviewBodies, reviewKindOf, reviewView, VOTE_FIELD, type ReviewKindDef, type ReviewRecord } from '../domain/reviews.js';
 import { newId } from '../ids.js';
 import { checkBody, now, retrying, validBody } from './changes.js';
 import { activeUserNamed } from './named-user.js';
@@ -41,7 +55,6 @@ interface ReviewRef {
   title: string;
   user: string;
 }
-const refOfVector = (v: Vector): ReviewRef => ({ id: v.id, kind: v.f.kind![0]!, title: v.f.title![0]!, user: v.f.user![0]! });
 const titleKindOf = (kind: string) => (kind === 'anime' ? 'ANIME' : 'MANGA');
 
 /** Whether a review's title or author is deleted (pending cleanup). */
@@ -167,32 +180,42 @@ export const deleteReviewOperation =
 
 type ListQuery = { kind?: string; spoilers?: boolean; ordering: { key: string; descending: boolean } };
 
-/** A page of review vectors read whole (a title's, a user's), filtered and ordered in memory; `count` exact. */
-async function vectorsPage(req: ApiRequest, vectors: readonly Vector[], deleted: Deleted) {
+/**
+ * A page of a title's or a user's reviews (reviewListPage: one Query of the ordering's entries
+ * from the cursor; with filters up to LIST_READS), the reviews of titles and accounts deleted
+ * since left out (so a page may be short, §1.5); `count` exact: the list's counts item (`counts`,
+ * read before) less the hidden reviews, whose claims (`hiddenClaims`: at most one per pending
+ * deletion, none usually) are read with the page.
+ */
+async function listPage(req: ApiRequest, list: ReviewList, counts: Item | null | undefined, deleted: Deleted, hiddenClaims: readonly { pk: string; sk: string }[]) {
   const q = req.query as unknown as ListQuery;
-  const live = vectors.filter((v) => !hidden(deleted, refOfVector(v)));
-  const equals: Record<string, string> = {};
-  if (q.kind !== undefined) equals.kind = q.kind;
-  if (q.spoilers === false) equals.spoiler = 'false';
-  const page = vectorPage(reviewIndex, live, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals });
-  const byId = new Map(live.map((v) => [v.id, v]));
-  const items = await reviewViews(page.entries.map((e) => refOfVector(byId.get(e.id)!)));
-  return pageReply(req, { items, next: page.next, previous: page.previous }, page.matched);
+  const filters = { kind: q.kind, withoutSpoilers: q.spoilers === false };
+  const [page, hiddenFound] = await Promise.all([
+    reviewListPage(list, { ...filters, ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null }),
+    getItems(hiddenClaims),
+  ]);
+  const items = await reviewViews(page.items.map((i) => i.value).filter((r) => !hidden(deleted, r)));
+  const count = reviewListCount(counts, hiddenFound, filters, (claim) => reviewKindOf(claimTitleKind(claim))!.kind);
+  return pageReply(req, { items, next: page.next, previous: page.previous }, count);
 }
 
-/** `GET /api/animes/{id}/reviews/` (and mangas'): `spoilers`, `ordering`; the title's vectors read whole. */
+/** `GET /api/animes/{id}/reviews/` (and mangas'): `spoilers`, `ordering`; reviews of accounts deleted since are hidden. */
 export const titleReviewsOperation =
   (kind: ReviewKindDef): Operation =>
   async (req) => {
-    const { deleted } = await readTitle(kind, req);
-    return vectorsPage(req, await titleReviewVectors(kind, paramsOf(req).id), deleted);
+    const list = { kind, titleId: paramsOf(req).id };
+    const { deleted, rest } = await readTitle(kind, req, [reviewListCountKey(list)]);
+    return listPage(req, list, rest[0], deleted, claimsOfUsers(kind, list.titleId, deleted.ids('USER')));
   };
 
-/** `GET /api/users/{username}/reviews/`: `kind`, `spoilers`, `ordering`; the user's vectors read whole. */
+/** `GET /api/users/{username}/reviews/`: `kind`, `spoilers`, `ordering`; reviews of titles deleted since are hidden. */
 export const userReviewsOperation: Operation = async (req) => {
   const user = await activeUserNamed(req, (req.params as { username: string }).username);
-  const [vectors, [tomb]] = await Promise.all([userReviewVectors(user.record.id), getItems([tombstoneKey(req.requestId)])]);
-  return vectorsPage(req, vectors, new Deleted(tomb));
+  const list = { userId: user.record.id };
+  const [counts, tomb] = await getItems([reviewListCountKey(list), tombstoneKey(req.requestId)]);
+  const deleted = new Deleted(tomb);
+  const gone = REVIEW_KINDS.flatMap((kind) => deleted.ids(kind.titleKind).map((id) => ({ kind, id })));
+  return listPage(req, list, counts, deleted, claimsOfTitles(list.userId, gone));
 };
 // With a token, the user is read together with the caller's auth state.
 userReviewsOperation.prefetch = (req) => [userByUsernameKey((req.params as { username: string }).username)];

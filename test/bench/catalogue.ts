@@ -175,7 +175,7 @@ interface ManifestEntry {
 type Manifest = Record<string, ManifestEntry>;
 
 /** Raised when the loader writes other items (a store loaded by an older loader is loaded again). */
-const LOADER_VERSION = 6;
+const LOADER_VERSION = 7;
 
 const manifestFile = (dataDir: string) => join(dataDir, 'catalogue-manifest.json');
 const readManifest = (dataDir: string): Manifest => (existsSync(manifestFile(dataDir)) ? (JSON.parse(readFileSync(manifestFile(dataDir), 'utf8')) as Manifest) : {});

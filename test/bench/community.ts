@@ -38,7 +38,7 @@ import { int, median, percentile, table, timed } from './stats.js';
 export const JOB_NAMES = ['rankings', 'recommendations', 'cleanup'] as const;
 
 /** Raised when the loaders write other items (a kept store of an older loader is loaded again). */
-const COMMUNITY_LOADER_VERSION = 1;
+const COMMUNITY_LOADER_VERSION = 2;
 const BENCH_PASSWORD = 'Bench-community-password-1';
 
 /** The catalogue under the community: MyAnimeList's title counts, lean titles; few persons and characters, no news. */

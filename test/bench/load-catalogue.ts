@@ -19,7 +19,8 @@
  *    final counts (what the consumer's reorderPlan leaves);
  *  - the list-size items `K#L#…` of the catalogue index, for the postings the catalogue stream
  *    consumer counts (CATALOGUE_STREAM.prefixes: an index it does not count gets none, as with
- *    the API).
+ *    the API), and the exact counts `K#C#…` its counted filters have (each title's write adds to
+ *    them).
  * test/integration/bulk-load.test.ts proves the items identical to the API's.
  *
  * Adding a kind: a line in TAXONOMY or TITLES with its resource and create route.
@@ -38,6 +39,7 @@ import { routes as producerRoutes } from '../../functions/producers/routes.js';
 import { routes as themeRoutes } from '../../functions/themes/routes.js';
 import type { Caller } from '../../shared/auth/roles.js';
 import { BulkWriter, type Item } from '../../shared/db/batch.js';
+import { countAddedBy } from '../../shared/db/catalogue-index.js';
 import { CATALOGUE_STREAM, sizeKeyOfItem } from '../../shared/db/catalogue-stream.js';
 import { counterKeyOf, createPlan, recordKeyOfKind, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { titleWrite } from '../../shared/db/titles.js';
@@ -135,6 +137,11 @@ export interface LoadOptions {
   onProgress?: (line: string) => void;
   /** Called with each title's stored record (e.g. to evaluate queries in memory). */
   onRecord?: (kind: Kind, index: number, record: BaseRecord) => void;
+  /**
+   * Changes a title's record before it is written (default: none), e.g. the numbers a rankings
+   * run would have written into it (`members`, `score`: what the index orders by, docs/decisions.md K1).
+   */
+  adjust?: (kind: Kind, index: number, record: BaseRecord) => BaseRecord;
   /** false: build the records (onRecord) but no items, and write nothing (a store loaded before). */
   write?: boolean;
   /** The moderator who creates the news articles (their `author`; default BENCH_EDITOR). */
@@ -226,6 +233,12 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
         const c = counters.get(keyOf(counter)) ?? { key: counter as unknown as Item, n: 0 };
         c.n++;
         counters.set(keyOf(counter), c);
+      } else if (countAddedBy(op as never)) {
+        // An exact count of the index (catalogue-index.ts countUpdates), summed and put at the end.
+        const { key, d } = countAddedBy(op as never)!;
+        const c = counters.get(keyOf(key)) ?? { key: key as unknown as Item, n: 0 };
+        c.n += d;
+        counters.set(keyOf(key), c);
       } else if (op.Update) updates++;
       else throw new Error(`${kind} #${i}: a creation's plan holds ${Object.keys(op).join()}`);
     }
@@ -269,6 +282,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       const { resource } = title!;
       const out = await resource.build(values, { ...meta, caller: opts.editor ?? BENCH_EDITOR }, null, check);
       if ('errors' in out) throw new Error(`${kind} #${i}: ${JSON.stringify(out.errors)}`);
+      if (opts.adjust) out.record = opts.adjust(kind, i, out.record);
       known.set(recordKeyOfKind(entity.kind, meta.id).pk, { rec: { name: (out.record as unknown as { name: string }).name } });
       if (kind === 'character') {
         // Written last: its list filters index the appearances the animes and mangas give it.

@@ -8,12 +8,14 @@
  *  - records and their counters (`K#N`), uniqueness claims (each record's, none orphaned; a
  *    carrying claim carries the record at its revision), random-pick slots (1..n, each naming its
  *    record, which names its slot), ordering entries (records.ts) and catalogue index items
- *    (catalogue-index.ts: entries, postings, word postings, digests) — exactly the record's;
+ *    (catalogue-index.ts: entries, postings, word postings, digests) — exactly the record's — and
+ *    the index's exact counts (`K#C#…`) = the records with each value;
  *  - titles' counters (`st_*`: members by status, scores, favourites) = the list items naming
  *    them; who lists a title (`K#<id>#L`) = those items; each list's counts, claims and vectors =
  *    its items, whose `title_name` follows the title's;
- *  - reviews: `hc` = the votes, each vote with its posting and each posting with its vote, both
- *    vectors, the claim, the top and recent entries, each author's review count;
+ *  - reviews: `hc` = the votes, each vote with its posting and each posting with its vote, the
+ *    entries of the title's and the author's lists, the claim, the top and recent entries, the
+ *    lists' counts (each author's review count among them);
  *  - taxonomy counts (`anime_count`, `manga_count`, a producer's credits per role) = the titles
  *    linking them, and every embedded Ref names a record with its current name;
  *  - reverse items (characters' and persons' views of casts and staff, the voice entries of
@@ -35,19 +37,19 @@
  * those with a clean run), rate-limit counters, sessions, the outbox.
  */
 import { animeEntity, animeIndex } from '../../shared/db/animes.js';
-import { indexItems, vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { countKey, indexItems, vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { characterIndex } from '../../shared/db/characters.js';
 import { mangaEntity, mangaIndex } from '../../shared/db/mangas.js';
 import { newsIndex } from '../../shared/db/news.js';
 import { personIndex } from '../../shared/db/persons.js';
 import { profiles } from '../../shared/db/profiles.js';
 import { orderingItems, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
-import { topKey } from '../../shared/db/reviews.js';
+import { listEntriesOf, topKey } from '../../shared/db/reviews.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from '../../shared/db/taxonomy.js';
 import { SCORES } from '../../shared/db/titles.js';
 import { users } from '../../shared/db/users.js';
 import { ANIME_LIST, itemIndex, PLAYLISTS, type PlaylistKind } from '../../shared/domain/playlists.js';
-import { reviewIndex, type ReviewRecord } from '../../shared/domain/reviews.js';
+import { reviewKindOf, type ReviewRecord } from '../../shared/domain/reviews.js';
 import { appearanceTokens, reverseStateOf } from '../../shared/domain/reverse-views.js';
 import { countItems, fanOutItems, groupItem, reverseItems, voiceGroups, type VoiceGroupEntry } from '../../shared/db/reverse.js';
 import { tableName } from '../../shared/db/client.js';
@@ -144,6 +146,16 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
   for (const def of INDEXES) {
     const stored = ['O', 'P', 'W', 'D'].flatMap((f) => family(`${def.kind}#${f}#`));
     compareDerived(`${def.kind} index`, stored, [...records.get(def.kind)!.values()].flatMap((r) => [...indexItems(def, r.rec as BaseRecord).values()]));
+    // Exact counts (`K#C#…`, catalogue-index.ts IndexDef.counted): the records with each value (an item at 0 may stay).
+    const want = new Map<string, number>();
+    for (const r of records.get(def.kind)!.values()) {
+      for (const [name, values] of Object.entries(def.counted ?? {})) for (const v of new Set(values(r.rec as BaseRecord))) want.set(countKey(def, name, v).pk, (want.get(countKey(def, name, v).pk) ?? 0) + 1);
+    }
+    for (const c of family(`${def.kind}#C#`)) {
+      if (num(c.n) !== (want.get(String(c.pk)) ?? 0)) problem(`${String(c.pk)} holds ${num(c.n)}, ${want.get(String(c.pk)) ?? 0} records have the value`);
+      want.delete(String(c.pk));
+    }
+    for (const [pk, n] of want) problem(`${pk} is missing (${n} records have the value)`);
   }
 
   // ---- Lists, list items and the titles' counters
@@ -212,7 +224,13 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
   const reviews = records.get('REVIEW')!;
   const votesOf = new Map<string, string[]>();
   for (const v of family('REVIEW#')) if (String(v.sk).startsWith('V#')) votesOf.set(String(v.pk).slice(7), [...(votesOf.get(String(v.pk).slice(7)) ?? []), String(v.sk).slice(2)]);
-  const reviewCounts = new Map<string, number>();
+  /** Expected counts items of the review lists (`REVIEWS#K#T`, `REVIEWS#USER#U` / `N`): attribute → reviews. */
+  const listCounts = new Map<string, Record<string, number>>();
+  const countIn = (pk: string, attrs: string[]) => {
+    const c = listCounts.get(pk) ?? {};
+    for (const a of attrs) c[a] = (c[a] ?? 0) + 1;
+    listCounts.set(pk, c);
+  };
   const expectedDerived = new Set<string>();
   for (const [id, item] of reviews) {
     const r = item.rec as ReviewRecord;
@@ -222,13 +240,15 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
     if (hc !== voters.length) problem(`review ${id}: hc = ${hc}, ${voters.length} votes`);
     if (!records.get('USER')!.has(r.user_id)) problem(`review ${id}: its author ${r.user_id} is gone`);
     if (!rec(r.kind.toUpperCase(), r.title_id)) problem(`review ${id}: its ${r.kind} ${r.title_id} is gone`);
-    reviewCounts.set(r.user_id, (reviewCounts.get(r.user_id) ?? 0) + 1);
-    const vector = vectorOf(reviewIndex, { ...r, helpful_count: hc });
     const titleKind = r.kind.toUpperCase();
+    // Counts: every review; without spoilers the non-spoiler ones; a user's also per kind.
+    const spoilerless = r.is_spoiler ? [] : ['ns'];
+    countIn(`REVIEWS#${titleKind}#${r.title_id}`, ['n', ...spoilerless]);
+    countIn(`REVIEWS#USER#${r.user_id}`, ['n', `n_${r.kind}`, ...spoilerless.flatMap((a) => [a, `${a}_${r.kind}`])]);
+    const entries = listEntriesOf(reviewKindOf(titleKind)!, { record: r, rev: num(item.rev), helpful: hc });
     const derived: [string, string, Record<string, unknown> | null][] = [
-      [`REVIEWS#${titleKind}#${r.title_id}`, id, vector as unknown as Record<string, unknown>],
-      [`REVIEWS#USER#${r.user_id}#V`, id, vector as unknown as Record<string, unknown>],
-      [`REVIEWS#USER#${r.user_id}`, `T#${titleKind}#${r.title_id}`, { id }],
+      ...entries.map((e): [string, string, Record<string, unknown>] => [String(e.pk), String(e.sk), e]),
+      [`REVIEWS#USER#${r.user_id}`, `T#${titleKind}#${r.title_id}`, { id, sp: r.is_spoiler }],
       ['REVIEWS#TOP', topKey(r, hc), { id, k: r.kind, sp: r.is_spoiler, t: r.title_id, u: r.user_id }],
       ...(r.is_spoiler ? [] : ([[`REVIEWS#RECENT#${titleKind}`, `${r.created_at}#${id}`, { id, k: r.kind, t: r.title_id, u: r.user_id }]] as [string, string, Record<string, unknown>][])),
       ...voters.map((voter): [string, string, null] => [`REVIEWS#VOTER#${voter}`, id, null]),
@@ -237,19 +257,22 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
       expectedDerived.add(`${pk} ${sk}`);
       const s = get(pk, sk);
       if (!s) problem(`review ${id}: ${pk} ${sk} is missing`);
-      else if (want && !same({ ...s, pk: undefined, sk: undefined }, want)) problem(`review ${id}: ${pk} ${sk} is stale`);
+      else if (want && !same({ ...s, pk: undefined, sk: undefined }, { ...want, pk: undefined, sk: undefined })) problem(`review ${id}: ${pk} ${sk} is stale`);
     }
   }
   for (const [review, voters] of votesOf) problem(`${voters.length} votes on review ${review}, which is gone`);
   for (const i of family('REVIEWS#')) {
     const key = `${String(i.pk)} ${String(i.sk)}`;
-    if (/^REVIEWS#USER#[^#]+$/.test(String(i.pk)) && i.sk === 'N') {
-      const user = String(i.pk).slice('REVIEWS#USER#'.length);
-      if (num(i.n) !== (reviewCounts.get(user) ?? 0)) problem(`review count of ${user}: ${num(i.n)}, ${reviewCounts.get(user) ?? 0} reviews`);
-      reviewCounts.delete(user);
+    if (i.sk === 'N' && /^REVIEWS#(USER|ANIME|MANGA)#[^#]+$/.test(String(i.pk))) {
+      // A list's counts: each attribute = its reviews (an attribute at 0 may stay; the item goes with the account or title).
+      const want = listCounts.get(String(i.pk)) ?? {};
+      for (const attr of new Set([...Object.keys(want), ...Object.keys(i).filter((a) => /^ns?(_\w+)?$/.test(a))])) {
+        if (num(i[attr]) !== (want[attr] ?? 0)) problem(`review counts ${String(i.pk)}: ${attr} = ${num(i[attr])}, ${want[attr] ?? 0} reviews`);
+      }
+      listCounts.delete(String(i.pk));
     } else if (!expectedDerived.has(key)) problem(`review item ${key} derives from no review`);
   }
-  for (const [user, n] of reviewCounts) problem(`review count of ${user} is missing (${n} reviews)`);
+  for (const [pk, c] of listCounts) problem(`review counts ${pk} are missing (${JSON.stringify(c)})`);
 
   // ---- Taxonomy counts and embedded references
   const want = new Map<string, Record<string, number>>();
