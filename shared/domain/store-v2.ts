@@ -21,7 +21,9 @@
  *       put as totals where the item differs, on the condition that it still holds what the
  *       pass read (a count a write moved meanwhile is counted again by the next pass);
  *     - reviews the walk did not reach (version-1 vectors of titles gone since);
- *     - recommendation lists of titles deleted before decision V6 (their cascades left them).
+ *     - recommendation lists of titles deleted before decision V6 (their cascades left them);
+ *     - ordering entries of deleted taxonomy records (genres, themes, demographics, magazines,
+ *       producers) that version 1's catalogue consumer put back after the deletion (Z4).
  *
  * Every part is idempotent: a title whose items are current writes nothing (its index items are
  * read and compared, its reconcile finds its state listed alone, it has no vectors left), a
@@ -31,7 +33,7 @@
  * condition that the review is, reconciles and counts as described above.
  */
 import { mapLimit } from '../concurrency.js';
-import { getItems } from '../db/batch.js';
+import { getItems, writeItems } from '../db/batch.js';
 import { countKey, isCountItem, orderingWalk, putIndexDifferences, type IndexDef } from '../db/catalogue-index.js';
 import { animeIndex } from '../db/animes.js';
 import { mangaIndex } from '../db/mangas.js';
@@ -39,7 +41,8 @@ import { newsIndex } from '../db/news.js';
 import { Contended } from '../db/errors.js';
 import { putCountIfUnchanged, scanTable, type Checkpoint } from '../db/migrations.js';
 import { dropList, listTitleOf } from '../db/recommendations.js';
-import { commit, counterKeyOfKind, recordIdOf, recordKeyOfKind, StaleRecord, type BaseRecord } from '../db/records.js';
+import { commit, counterKeyOfKind, orderingEntryIdOf, recordIdOf, recordKeyOfKind, StaleRecord, type BaseRecord, type EntityDef } from '../db/records.js';
+import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from '../db/taxonomy.js';
 import { countsOfReview, dropLegacyVectors, getReview, isReviewCountItem, legacyTitleVectors, legacyVectorOf, upgradeReviewPlan, type LegacyVector } from '../db/reviews.js';
 import type { Item, ItemKey } from '../db/batch.js';
 import { reconcileSource } from './catalogue-effects.js';
@@ -58,6 +61,9 @@ const TITLES: readonly { kind: 'ANIME' | 'MANGA'; index: AnyIndex; rewrite: 'der
 /** The indexes whose exact counts the sweep puts. */
 const COUNTED: readonly AnyIndex[] = [any(animeIndex), any(mangaIndex), any(newsIndex)];
 
+/** The taxonomy kinds whose deleted records' ordering entries the old catalogue consumer could leave (Z4). */
+const TAXONOMY = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity].map((d) => d as unknown as EntityDef<BaseRecord>);
+
 /** Titles per page of the walk (a checkpoint after each). */
 const PAGE = 50;
 /** Sweeps at most: a store under so many writes that no pass is quiet is left for a later run. */
@@ -72,6 +78,7 @@ interface Done {
   reviews: number;
   countsPut: number;
   listsRemoved: number;
+  entriesRemoved: number;
   sweeps: number;
   itemsScanned: number;
 }
@@ -81,7 +88,7 @@ export const storeV2: MigrationStep = {
   to: 2,
   title: 'issue 18: exact counts, home\'s ordering, manga vectors, review entries and counts, reverse views',
   async run(ctx: StepContext): Promise<StepSummary> {
-    const done: Done = { titles: 0, indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, sweeps: 0, itemsScanned: 0 };
+    const done: Done = { titles: 0, indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 0, itemsScanned: 0 };
     let at: Checkpoint = ctx.checkpoint ?? { phase: 'titles', kind: TITLES[0]!.kind, after: null, done: 0 };
     if (at.phase === 'titles') {
       const total = await titleCount();
@@ -181,7 +188,8 @@ interface Count {
 /**
  * Step 2, one pass: reads the whole table; puts every count whose item differs from the records'
  * total (if the item is still as read), upgrades the reviews whose vectors are left, removes the
- * recommendation lists of titles that are gone. Returns how many items it changed.
+ * recommendation lists of titles that are gone and the ordering entries of taxonomy records that
+ * are gone. Returns how many items it changed.
  */
 async function sweep(ctx: StepContext, done: Done): Promise<number> {
   const counts = new Map<string, Count>();
@@ -189,7 +197,9 @@ async function sweep(ctx: StepContext, done: Done): Promise<number> {
     const k = `${key.pk}\u0000${key.sk}`;
     return counts.get(k) ?? counts.set(k, { key, read: null, want: {} }).get(k)!;
   };
-  const titles = new Set<string>();
+  /** Records seen (`KIND#id`: titles, news, taxonomy), and the ordering entries of taxonomy records. */
+  const records = new Set<string>();
+  const entries: { kind: string; id: string; key: ItemKey }[] = [];
   const lists: { titleKind: string; titleId: string }[] = [];
   const vectors = new Map<string, LegacyVector>();
   let scanned = 0;
@@ -202,7 +212,7 @@ async function sweep(ctx: StepContext, done: Done): Promise<number> {
         for (const def of COUNTED) {
           const id = recordIdOf(def.kind, item);
           if (id !== null) {
-            titles.add(`${def.kind}#${id}`);
+            records.add(`${def.kind}#${id}`);
             for (const [name, values] of Object.entries(def.counted ?? {})) {
               for (const v of new Set(values(item.rec as BaseRecord))) add(count(countKey(def, name, v)).want, 'n');
             }
@@ -212,6 +222,12 @@ async function sweep(ctx: StepContext, done: Done): Promise<number> {
           const r = item.rec as ReviewRecord;
           for (const c of countsOfReview(reviewKindOf(r.kind.toUpperCase())!, r)) for (const attr of c.attrs) add(count(c.key).want, attr);
         } else if (isReviewCountItem(item)) count({ pk: String(item.pk), sk: 'N' }).read = item;
+        for (const def of TAXONOMY) {
+          const id = recordIdOf(def.kind, item);
+          if (id !== null) records.add(`${def.kind}#${id}`);
+          const shown = orderingEntryIdOf(def, item);
+          if (shown !== null) entries.push({ kind: def.kind, id: shown, key: { pk: String(item.pk), sk: String(item.sk) } });
+        }
         const vector = legacyVectorOf(item);
         if (vector) vectors.set(vector.reviewId, vector);
         const list = listTitleOf(item);
@@ -232,10 +248,10 @@ async function sweep(ctx: StepContext, done: Done): Promise<number> {
     changed++;
   });
   // Lists of titles not seen: gone, unless created since the scan read their part of the table.
-  const orphans = lists.filter((l) => !titles.has(`${l.titleKind}#${l.titleId}`));
-  const still = await getItems(orphans.map((l) => recordKeyOfKind(l.titleKind, l.titleId)));
+  const unseen = lists.filter((l) => !records.has(`${l.titleKind}#${l.titleId}`));
+  const still = await getItems(unseen.map((l) => recordKeyOfKind(l.titleKind, l.titleId)));
   await mapLimit(
-    orphans.filter((_, i) => still[i] === null),
+    unseen.filter((_, i) => still[i] === null),
     ctx.concurrency,
     async (l) => {
       await dropList(l.titleKind, l.titleId);
@@ -243,6 +259,15 @@ async function sweep(ctx: StepContext, done: Done): Promise<number> {
       changed++;
     },
   );
+  // Ordering entries of taxonomy records that are gone (version 1's catalogue consumer put them
+  // back after the deletion: decision Z4), unless the record was created since the scan read its
+  // part of the table. A record's id is never given again, so they are deleted unconditionally.
+  const stray = entries.filter((e) => !records.has(`${e.kind}#${e.id}`));
+  const there = await getItems(stray.map((e) => recordKeyOfKind(e.kind, e.id)));
+  const orphans = stray.filter((_, i) => there[i] === null);
+  await writeItems([], orphans.map((e) => e.key));
+  done.entriesRemoved += orphans.length;
+  changed += orphans.length;
   await mapLimit([...counts.values()], ctx.concurrency, async (c) => {
     const out = await putCountIfUnchanged(c.key, c.read, c.want);
     if (out === 'put') done.countsPut++;

@@ -21,6 +21,7 @@ import { ensureTable } from '../../infra/local/engines.js';
 import { writeItems } from '../../shared/db/batch.js';
 import { MigrationRunning, readCheckpoint, releaseMigration, SCHEMA_VERSION, storeVersion, takeMigration } from '../../shared/db/migrations.js';
 import type { BaseRecord } from '../../shared/db/records.js';
+import { genreEntity, producerEntity, type GenreRecord, type ProducerRecord } from '../../shared/db/taxonomy.js';
 import { migrateStore, type Progress } from '../../shared/domain/migrations.js';
 import { storeV2 } from '../../shared/domain/store-v2.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
@@ -28,7 +29,7 @@ import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
-import { toVersion1 } from '../support/previous-store.js';
+import { leftOrderingEntries, toVersion1 } from '../support/previous-store.js';
 import { recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
@@ -94,6 +95,8 @@ const families = (items: ReadonlyMap<string, Item>) => {
 
 let reference: Map<string, Item>;
 let reviews: number;
+/** Ordering entries version 1 left of a genre and a producer deleted before (decision Z4). */
+let leftEntries: Item[];
 const table = () => process.env.TABLE_NAME!;
 
 beforeAll(async () => {
@@ -108,6 +111,14 @@ beforeAll(async () => {
   ]);
   reference = await scanAll(table());
   reviews = [...reference.keys()].filter((k) => /^REVIEW#[^#]+ R$/.test(k)).length;
+  // A genre and a producer as they were when deleted, a count moved by a title's write since the deletion removed their entries.
+  const recordOf = <R>(kind: string) => [...reference.values()].find((i) => String(i.pk).startsWith(`${kind}#`) && i.sk === 'R')!.rec as R;
+  const genre = recordOf<GenreRecord>('GENRE');
+  const producer = recordOf<ProducerRecord>('PRODUCER');
+  leftEntries = [
+    ...leftOrderingEntries(genreEntity, { ...genre, id: 'deleted-genre-00000000000', name: `${genre.name} (deleted)`, anime_count: genre.anime_count + 1 }),
+    ...leftOrderingEntries(producerEntity, { ...producer, id: 'deleted-producer-000000000', name: `${producer.name} (deleted)` }),
+  ];
 }, 600_000);
 
 describe('a new store', () => {
@@ -139,8 +150,9 @@ describe('migrating a store of schema version 1', () => {
   });
 
   it('is brought to the items the current code writes, item by item', async () => {
-    const previous = await toVersion1({ leftLists: LEFT_LISTS });
+    const previous = await toVersion1({ leftLists: LEFT_LISTS, leftEntries });
     const old = await scanAll(table());
+    expect(leftEntries.filter((e) => old.has(`${String(e.pk)} ${String(e.sk)}`))).toHaveLength(leftEntries.length);
     expect(await storeVersion()).toBe(1);
     const f = families(old);
     expect([f.counts, f.members_name, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0, 0]);
@@ -157,7 +169,7 @@ describe('migrating a store of schema version 1', () => {
     expect(await readCheckpoint(2)).toBeNull();
     const summary = report.steps[0]!.summary;
     expect(report).toMatchObject({ from: 1, to: 2 });
-    expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, sweeps: 2 });
+    expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
     expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
     console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
   }, 300_000);
@@ -167,12 +179,12 @@ describe('migrating a store of schema version 1', () => {
     const summary = await storeV2.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     const writes = recorder.take().filter((c) => itemsWritten(c) > 0);
     expect(writes.map((c) => c.operation)).toEqual([]);
-    expect(summary).toMatchObject({ indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, sweeps: 1 });
+    expect(summary).toMatchObject({ indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 1 });
     expectSameItems(await scanAll(table()), reference);
   }, 300_000);
 
   it('a run stopped half-way and run again ends the same', async () => {
-    await toVersion1({ leftLists: LEFT_LISTS });
+    await toVersion1({ leftLists: LEFT_LISTS, leftEntries });
     const half = Math.floor((cat.sizes.anime + cat.sizes.manga) / 2);
     // Every title after the first half fails, as if the process were killed there.
     await expect(migrateStore({ concurrency: 4, pageSize: 10, beforeTitle: (n) => { if (n >= half) throw new Error('stopped'); } })).rejects.toThrow('stopped');

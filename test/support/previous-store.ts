@@ -17,13 +17,16 @@
  *    (the anime's name and `aired_from`, the character's name, role, language), a staff credit
  *    `PERSON#<p>#X` / `STAFF#<a>` — and a fan-out `<KIND>#<id>#F` / `<n>` listing their keys and hashes;
  *  - recommendations (V6, V7): the job item without `prev`; the lists of deleted titles
- *    (`leftLists`), which version 1's title cascades left.
+ *    (`leftLists`), which version 1's title cascades left;
+ *  - taxonomy (Z4): ordering entries of deleted records (`leftEntries`, made by
+ *    `leftOrderingEntries`), which version 1's catalogue consumer put back after the deletion.
  */
 import { createHash } from 'node:crypto';
 import { writeItems, type ItemKey } from '../../shared/db/batch.js';
 import { animeIndex } from '../../shared/db/animes.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
 import { isSchemaItem } from '../../shared/db/migrations.js';
+import { orderingItems, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { chunk } from '../../shared/db/titles.js';
 import { canonicalJson } from '../../shared/json.js';
 import { searchText } from '../../shared/text.js';
@@ -77,6 +80,13 @@ function v1ReverseItems(kind: 'ANIME' | 'MANGA', record: { id: string; name: str
 const v1FanOut = (kind: string, id: string, items: readonly Item[]): Item[] =>
   items.length === 0 ? [] : chunk(items.map((d) => [d.pk, d.sk, hashOf(d.v)])).map((keys, n) => ({ pk: `${kind}#${id}#F`, sk: String(n), keys }));
 
+/**
+ * What version 1's catalogue consumer left of a taxonomy record deleted after a title's write
+ * changed one of its counts (decision Z4): every ordering entry of the record as the consumer's
+ * late rewrite saw it, its record gone.
+ */
+export const leftOrderingEntries = <R extends BaseRecord>(def: EntityDef<R>, deleted: R): Item[] => orderingItems(def, deleted);
+
 export interface PreviousStore {
   /** Items deleted and put to make it. */
   deleted: number;
@@ -86,9 +96,10 @@ export interface PreviousStore {
 /**
  * Rewrites the table of TABLE_NAME (written by the current code, its consumers settled) into
  * what version 1 would hold for the same records (see above). `leftLists`: recommendation lists
- * of titles deleted before, which version 1 kept.
+ * of titles deleted before, which version 1 kept; `leftEntries`: ordering entries of taxonomy
+ * records deleted before, which version 1's catalogue consumer put back.
  */
-export async function toVersion1(opts: { leftLists?: readonly Item[] } = {}): Promise<PreviousStore> {
+export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntries?: readonly Item[] } = {}): Promise<PreviousStore> {
   const table = process.env.TABLE_NAME!;
   const all = await scanAll(table, { schema: true });
   const deletes: ItemKey[] = [];
@@ -144,7 +155,7 @@ export async function toVersion1(opts: { leftLists?: readonly Item[] } = {}): Pr
       puts.push(...reverse, ...v1FanOut(kind, rec.id, reverse));
     }
   }
-  puts.push(...(opts.leftLists ?? []));
+  puts.push(...(opts.leftLists ?? []), ...(opts.leftEntries ?? []));
   // Puts replace deleted keys where both name one (none do: version 1's keys are other keys).
   const putKeys = new Set(puts.map((p) => `${String(p.pk)} ${String(p.sk)}`));
   const gone = deletes.filter((k) => !putKeys.has(`${k.pk} ${k.sk}`));
