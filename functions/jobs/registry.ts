@@ -126,12 +126,12 @@ export const JOBS: readonly JobDecl[] = [
     // ~2 minutes at 1,000,000 list items (docs/recommendations-at-scale.md); the lease outlasts the timeout.
     timeoutMinutes: 15,
     memoryMB: 2048,
-    // Writes only its own items (its lease with UpdateItem, the lists put; the stored lists read
-    // to compare); reads the slots (every title) and who lists each title high (Query), the
+    // Writes only its own items (its lease with UpdateItem, the lists put, and deleted when a
+    // completion superseded them or their title is gone; the stored lists read to compare); reads the slots (every title) and who lists each title high (Query), the
     // titles' records (BatchGetItem; `ANIME#*` names them: a key pattern cannot tell a record
     // from the title's other items, so those are read-only) and the tombstones.
     keys: grants(
-      grant(RECOMMENDATION_KEYS, 'BatchGetItem', 'PutItem', 'UpdateItem'),
+      grant(RECOMMENDATION_KEYS, 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
       grant([titleKeys(animeTitle), titleKeys(mangaTitle)], 'BatchGetItem', 'Query'),
       TOMBSTONE_READS,
     ),

@@ -11,6 +11,7 @@ export const route = defineRoute({
   summary: 'List the characters a person voices, with their animes',
   query: z.object({ ordering: orderingParam(voiceOrderings, '-aired_from'), ...voiceFilters }),
   response: { status: 200, schema: voiceItem, page: true, fields: Object.keys(voiceItem.shape) }, errors: ['not-found'],
-  // The person (404) and their voice items, the animes and characters, the tombstones.
-  keys: grants(grant('PERSON#*', 'BatchGetItem', 'Query'), grant(['ANIME#*', 'CHARACTER#*'], 'BatchGetItem'), TOMBSTONE_READS),
+  // The person (404) and their voice items (GetItem: TransactGetItems of the counts and of pending
+  // deletions' entries, decision N1), the animes and characters, the tombstones.
+  keys: grants(grant('PERSON#*', 'GetItem', 'BatchGetItem', 'Query'), grant(['ANIME#*', 'CHARACTER#*'], 'BatchGetItem'), TOMBSTONE_READS),
 });

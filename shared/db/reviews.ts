@@ -51,19 +51,23 @@ const REVIEW_ENTRY_KEYS: KeyPattern = 'REVIEWS#*';
 /** Every review item: reviews and votes (`REVIEW#…`), vectors, claims, counts, postings, the top and recent lists (`REVIEWS#…`). */
 export const REVIEW_KEYS: KeyPattern[] = [REVIEW_ITEM_KEYS, REVIEW_ENTRY_KEYS];
 
-/** A page of reviews (a title's, a user's, the top or recent ones): its entries (Query), then the reviews (BatchGetItem, with their titles and authors). */
-export const REVIEW_PAGE_READS: KeyGrants = grants(grant(REVIEW_ENTRY_KEYS, 'Query'), grant(REVIEW_ITEM_KEYS, 'BatchGetItem'));
+/**
+ * A page of reviews (a title's, a user's, the top or recent ones): its count items (BatchGetItem,
+ * with the tombstone), its entries (Query), then the reviews (BatchGetItem, with their titles and
+ * authors).
+ */
+export const REVIEW_PAGE_READS: KeyGrants = grants(grant(REVIEW_ENTRY_KEYS, 'BatchGetItem', 'Query'), grant(REVIEW_ITEM_KEYS, 'BatchGetItem'));
 
 /**
  * What each review write does to the review items (one transaction, reviewPlan; the review and
  * the caller's vote read first with the title): a creation puts the review, its entries and
  * claim and counts it; an edit or a vote puts the review and its entries, puts or deletes the
- * vote and its posting, and deletes the entries that move; a deletion deletes them all and
- * counts it down. Votes cast on a deleted review go later (the relations consumer).
+ * vote and its posting, deletes the entries that move and moves its counts (a spoiler flag that
+ * changes); a deletion deletes them all and counts it down. Votes cast on a deleted review go later (the relations consumer).
  */
 export const REVIEW_WRITES = {
   create: grants(grant(REVIEW_ITEM_KEYS, 'PutItem'), grant(REVIEW_ENTRY_KEYS, 'PutItem', 'UpdateItem')),
-  patch: grants(grant(REVIEW_ITEM_KEYS, 'BatchGetItem', 'PutItem', 'DeleteItem'), grant(REVIEW_ENTRY_KEYS, 'PutItem', 'DeleteItem')),
+  patch: grants(grant(REVIEW_ITEM_KEYS, 'BatchGetItem', 'PutItem', 'DeleteItem'), grant(REVIEW_ENTRY_KEYS, 'PutItem', 'DeleteItem', 'UpdateItem')),
   delete: grants(grant(REVIEW_ITEM_KEYS, 'BatchGetItem', 'DeleteItem'), grant(REVIEW_ENTRY_KEYS, 'DeleteItem', 'UpdateItem')),
 } as const satisfies Record<string, KeyGrants>;
 

@@ -58,7 +58,7 @@ async function callsOf<T>(fn: string, action: () => Promise<T>): Promise<{ resul
 function writtenByKind(calls: readonly SdkCall[]): Record<string, number> {
   const out: Record<string, number> = {};
   const kindOf = (pk: string) =>
-    /#V#/.test(pk) ? 'voice entries' : /^CHARACTER#[^#]+#X$/.test(pk) ? 'appearances' : /^PERSON#[^#]+#X$/.test(pk) ? 'credits, voice groups and counts' : /#F$/.test(pk) ? 'fan-out' : /^CHARACTER#/.test(pk) ? 'character records and index' : 'other';
+    /#V#/.test(pk) ? 'voice entries' : /^CHARACTER#[^#]+#X$/.test(pk) ? 'appearances' : /^PERSON#[^#]+#X$/.test(pk) ? 'credits, voice groups and counts' : /#F$/.test(pk) ? 'fan-out' : /^CHARACTER#/.test(pk) ? 'character records and index' : /^RECS#/.test(pk) ? 'recommendations' : 'other';
   const add = (pk: unknown) => (out[kindOf(String(pk))] = (out[kindOf(String(pk))] ?? 0) + 1);
   for (const c of calls) {
     const input = c.input as Obj;
@@ -190,8 +190,9 @@ describe('voices/ at the contract’s maxima', () => {
     expect([d.entries, d.appearances]).toEqual([6 * 1_000, 112]);
     expect(d.counts).toBeLessThanOrEqual(counts + 1 + 112);
     expect(d.characters).toBeLessThanOrEqual(112 * character);
-    // The fan-out, and the tombstone's four shards cleared.
+    // The fan-out, and the tombstone's four shards cleared; the title's recommendation list goes too (decision V6).
     expect(d.fanOut + d.other).toBeLessThanOrEqual(3 + 4);
+    expect(deleted.kinds.recommendations).toBe(1);
     expect((await get(`/api/persons/${person.id}/voices/?limit=1`)).count).toBe(3_000);
   });
 });

@@ -579,7 +579,7 @@ describe('the recommendations job', () => {
     expect(st).toEqual([
       { actions: ['dynamodb:BatchGetItem'], keys: ['ANIME#*', 'DELETED', 'MANGA#*', 'RECS#*'] },
       { actions: ['dynamodb:Query'], keys: ['ANIME#*', 'MANGA#*'] },
-      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], keys: ['RECS#*'] },
+      { actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], keys: ['RECS#*'] },
     ]);
     expect(actionsOf(job().statements, 'ses:')).toEqual([]);
     expect(actionsOf(job().statements, 's3:')).toEqual([]);
