@@ -25,8 +25,7 @@ import type { BaseRecord } from '../../shared/db/records.js';
 import { referenceList } from '../support/reference-list.js';
 import { catalogue, queryMatrix, SEGMENTS, type Catalogue, type Kind } from './catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
-import { ensureTable } from '../../infra/local/engines.js';
-import { startStreamPoller } from '../../infra/local/streams.js';
+import { onOwnTable, relationProbe, type LagFigures } from './lag.js';
 import { adminClient, type BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
 import type { BudgetCheck, SectionBody } from './report.js';
@@ -468,55 +467,12 @@ const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sor
  * character renamed (→ its voice actor's `voices/` entry) and a genre renamed (→ the anime's
  * embedded `genres`).
  */
-export async function relationLag(env: BenchEnv, _cat: Catalogue, samples = 40): Promise<Record<string, { p50: number; p99: number; max: number; samples: number }>> {
-  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB!;
-  const previous = process.env.TABLE_NAME;
-  const table = `bench-lag-${Date.now()}`;
-  await ensureTable(endpoint, table);
-  process.env.TABLE_NAME = table;
-  const poller = await startStreamPoller({ endpoint, table, idleMs: 20 });
-  try {
-    const { token } = await env.user('administrator');
-    const headers = { authorization: `Bearer ${token}` };
-    const post = async <T>(path: string, body: unknown) => (await env.http.expect<T>(201, 'POST', path, { headers, body })).json;
-    const patch = async (path: string, body: unknown) => env.http.expect(200, 'PATCH', path, { headers, body });
-    const until = async (check: () => Promise<boolean>) => {
-      const t0 = performance.now();
-      while (!(await check())) {
-        if (performance.now() - t0 > 60_000) throw new Error('a relation did not follow within 60 s');
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return performance.now() - t0;
-    };
-    const get = async <T>(path: string) => (await env.http.expect<T>(200, 'GET', path)).json;
-    const lags: Record<string, number[]> = { 'anime created → character animes': [], 'character renamed → voices/ entry': [], 'genre renamed → anime genres': [] };
-    for (let i = 0; i < samples; i++) {
-      const genre = await post<{ id: string }>('/api/genres/', { name: `Lag genre ${i}` });
-      const character = await post<{ id: string }>('/api/characters/', { name: `Lag character ${i}` });
-      const person = await post<{ id: string }>('/api/persons/', { name: `Lag person ${i}` });
-      const anime = await post<{ id: string }>('/api/animes/', {
-        name: `Lag anime ${i}`,
-        genre_ids: [genre.id],
-        characters: [{ character_id: character.id, role: 'main', voice_actors: [{ person_id: person.id, language: 'japanese' }] }],
-      });
-      lags['anime created → character animes']!.push(await until(async () => (await get<{ animes: { id: string }[] }>(`/api/characters/${character.id}/`)).animes.some((a) => a.id === anime.id)));
-      await patch(`/api/characters/${character.id}/`, { name: `Lag character ${i} renamed` });
-      lags['character renamed → voices/ entry']!.push(
-        await until(async () => (await get<{ results: { character: { name: string } }[] }>(`/api/persons/${person.id}/voices/`)).results[0]?.character.name === `Lag character ${i} renamed`),
-      );
-      await patch(`/api/genres/${genre.id}/`, { name: `Lag genre ${i} renamed` });
-      lags['genre renamed → anime genres']!.push(await until(async () => (await get<{ genres: { name: string }[] }>(`/api/animes/${anime.id}/`)).genres[0]?.name === `Lag genre ${i} renamed`));
-    }
-    return Object.fromEntries(
-      Object.entries(lags).map(([k, v]) => {
-        const sorted = [...v].sort((a, b) => a - b);
-        return [k, { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1)!, samples: sorted.length }];
-      }),
-    );
-  } finally {
-    await poller.stop();
-    process.env.TABLE_NAME = previous;
-  }
+export async function relationLag(env: BenchEnv, _cat: Catalogue, samples = 40): Promise<Record<string, LagFigures>> {
+  return onOwnTable('lag', async (_poller, headers) => {
+    const probe = relationProbe(env, headers);
+    for (let i = 0; i < samples; i++) await probe.probe(i);
+    return probe.figures();
+  });
 }
 
 export async function catalogueSection(env: BenchEnv, opts: BenchOptions): Promise<SectionBody> {

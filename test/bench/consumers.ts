@@ -17,74 +17,21 @@
  *    renamed and deleted. Items are counted per call as DynamoDB writes them (a transaction's items
  *    without its condition checks, a batch's requests).
  */
-import { ensureTable } from '../../infra/local/engines.js';
-import { startStreamPoller, type StreamPoller } from '../../infra/local/streams.js';
 import { recount } from '../support/recount.js';
 import { churnProgram, runChurn } from '../support/churn.js';
 import { scanAll } from '../support/tables.js';
-import { signToken } from '../../shared/auth/tokens.js';
-import { createBenchUser, type BenchEnv } from './local.js';
+import type { BenchEnv } from './local.js';
+import { onOwnTable, relationProbe } from './lag.js';
 import type { BenchOptions } from './options.js';
 import type { SectionBody } from './report.js';
 import type { SdkCall } from './sdk-calls.js';
-import { int, percentile, table } from './stats.js';
-
-interface LagFigures {
-  p50: number;
-  p99: number;
-  max: number;
-  samples: number;
-}
-
-/**
- * Runs `work` on a fresh table of its own with the stream poller, as an administrator of that
- * table (`headers`); the table's name is TABLE_NAME meanwhile.
- */
-async function onOwnTable<T>(label: string, work: (poller: StreamPoller, headers: Record<string, string>, table: string) => Promise<T>): Promise<T> {
-  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB!;
-  const previous = process.env.TABLE_NAME;
-  const table = `bench-${label}-${Date.now()}`;
-  await ensureTable(endpoint, table);
-  process.env.TABLE_NAME = table;
-  const poller = await startStreamPoller({ endpoint, table, idleMs: 20 });
-  try {
-    const id = await createBenchUser('administrator');
-    const headers: Record<string, string> = {};
-    // Access tokens live 15 minutes and a run on a busy machine takes longer: the headers are renewed.
-    const renew = async () => {
-      headers.authorization = `Bearer ${(await signToken('access', { id, token_version: 0 })).token}`;
-    };
-    await renew();
-    const timer = setInterval(() => void renew(), 5 * 60_000);
-    try {
-      return await work(poller, headers, table);
-    } finally {
-      clearInterval(timer);
-    }
-  } finally {
-    await poller.stop();
-    process.env.TABLE_NAME = previous;
-  }
-}
-
-const figures = (values: number[]): LagFigures => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values), samples: values.length });
+import { int, table } from './stats.js';
 
 /** Lag of reverse views under the churn (see above). */
 async function lagUnderChurn(env: BenchEnv, opts: BenchOptions) {
   return onOwnTable('churn', async (poller, headers, tableName) => {
     const server = { url: env.url };
-    const post = async <T>(path: string, body: unknown) => (await env.http.expect<T>(201, 'POST', path, { headers, body })).json;
-    const patch = async (path: string, body: unknown) => env.http.expect(200, 'PATCH', path, { headers, body });
-    const get = async <T>(path: string) => (await env.http.expect<T>(200, 'GET', path)).json;
-    const until = async (check: () => Promise<boolean>) => {
-      const t0 = performance.now();
-      while (!(await check())) {
-        if (performance.now() - t0 > 60_000) throw new Error('a relation did not follow within 60 s');
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return performance.now() - t0;
-    };
-    const lags: Record<string, number[]> = { 'anime created → character animes': [], 'character renamed → voices/ entry': [], 'genre renamed → anime genres': [] };
+    const probe = relationProbe(env, headers);
     const steps = opts.quick ? 200 : 1_200;
     console.log(`  churn: ${steps} random writes, 8 in flight, with the lag probes beside them…`);
     const started = performance.now();
@@ -92,23 +39,7 @@ async function lagUnderChurn(env: BenchEnv, opts: BenchOptions) {
     const churn = runChurn({ server, auth: headers, program: churnProgram(opts.seed, steps), concurrency: 8, label: `Bench churn ${opts.seed}` }).finally(() => {
       churning = false;
     });
-    for (let i = 0; churning || i < 5; i++) {
-      const genre = await post<{ id: string }>('/api/genres/', { name: `Lag genre ${i}` });
-      const character = await post<{ id: string }>('/api/characters/', { name: `Lag character ${i}` });
-      const person = await post<{ id: string }>('/api/persons/', { name: `Lag person ${i}` });
-      const anime = await post<{ id: string }>('/api/animes/', {
-        name: `Lag anime ${i}`,
-        genre_ids: [genre.id],
-        characters: [{ character_id: character.id, role: 'main', voice_actors: [{ person_id: person.id, language: 'japanese' }] }],
-      });
-      lags['anime created → character animes']!.push(await until(async () => (await get<{ animes: { id: string }[] }>(`/api/characters/${character.id}/`)).animes.some((a) => a.id === anime.id)));
-      await patch(`/api/characters/${character.id}/`, { name: `Lag character ${i} renamed` });
-      lags['character renamed → voices/ entry']!.push(
-        await until(async () => (await get<{ results: { character: { name: string } }[] }>(`/api/persons/${person.id}/voices/`)).results[0]?.character.name === `Lag character ${i} renamed`),
-      );
-      await patch(`/api/genres/${genre.id}/`, { name: `Lag genre ${i} renamed` });
-      lags['genre renamed → anime genres']!.push(await until(async () => (await get<{ genres: { name: string }[] }>(`/api/animes/${anime.id}/`)).genres[0]?.name === `Lag genre ${i} renamed`));
-    }
+    for (let i = 0; churning || i < 5; i++) await probe.probe(i);
     const report = await churn;
     const churnSeconds = (performance.now() - started) / 1000;
     const t0 = performance.now();
@@ -116,7 +47,7 @@ async function lagUnderChurn(env: BenchEnv, opts: BenchOptions) {
     const drain = performance.now() - t0;
     const problems = recount(await scanAll(tableName));
     return {
-      lags: Object.fromEntries(Object.entries(lags).map(([k, v]) => [k, figures(v)])),
+      lags: probe.figures(),
       steps,
       churnSeconds,
       drainMs: drain,
