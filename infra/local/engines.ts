@@ -12,7 +12,9 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import sesModule from 'aws-ses-v2-local';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { schemaVersionItem } from '../../shared/db/migrations.js';
 import { createTableInput } from '../../shared/db/table.js';
 import { startSecretsEmulator } from './secrets-emulator.js';
 
@@ -241,15 +243,22 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
 /**
  * Makes the table as shared/db/table.ts describes it: creates it unless it exists, and turns its
  * stream on when it has none (a table the first start's bulk import made, infra/local/first-start.ts).
- * `stream: false` creates it without a stream, for that import.
+ * `stream: false` creates it without a stream, for that import. A table it creates gets the
+ * store's schema version item (shared/db/migrations.ts: a new store never migrates), put before
+ * the stream is turned on, so that no consumer and no test sees it in the stream.
  */
 export async function ensureTable(endpoint: string, name: string, opts: { stream?: boolean } = {}): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const { StreamSpecification, ...withoutStream } = createTableInput(name);
   try {
-    await client.send(new CreateTableCommand(opts.stream === false ? withoutStream : { ...withoutStream, StreamSpecification }));
-  } catch (err) {
-    if (!(err instanceof ResourceInUseException)) throw err;
+    let created = true;
+    try {
+      await client.send(new CreateTableCommand(withoutStream));
+    } catch (err) {
+      if (!(err instanceof ResourceInUseException)) throw err;
+      created = false;
+    }
+    if (created) await client.send(new PutItemCommand({ TableName: name, Item: marshall(schemaVersionItem()), ConditionExpression: 'attribute_not_exists(pk)' }));
     if (opts.stream === false) return;
     const table = await client.send(new DescribeTableCommand({ TableName: name }));
     if (!table.Table?.StreamSpecification?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification }));

@@ -57,7 +57,7 @@ export async function tableState(endpoint: string, name: string): Promise<'absen
 }
 
 /** A progress bar on a terminal (redrawn in place), else a line at every quarter. */
-export function progressBar(total: number, out: NodeJS.WriteStream = process.stderr, label = 'importing the catalogue'): { update(done: number): void; end(): void } {
+export function progressBar(total: number, out: NodeJS.WriteStream = process.stderr, label = 'importing the catalogue', unit = 'titles'): { update(done: number): void; end(): void } {
   const started = Date.now();
   const width = 30;
   let lastQuarter = -1;
@@ -65,7 +65,7 @@ export function progressBar(total: number, out: NodeJS.WriteStream = process.std
   const line = (done: number) => {
     const filled = total === 0 ? width : Math.round((done / total) * width);
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    return `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} titles ${secs}s`;
+    return `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${unit} ${secs}s`;
   };
   return {
     update(done) {

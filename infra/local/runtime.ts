@@ -9,7 +9,8 @@ import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
 import { ensureTable, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
 import { advanceStatuses } from '../../shared/domain/catalogue-import.js';
-import { ensureCatalogueFile, ensureTableWithCatalogue, type FileStartOptions, type FirstImport, type FirstStartOptions } from './first-start.js';
+import { migrateStore, type MigrateOptions, type MigrationReport } from '../../shared/domain/migrations.js';
+import { ensureCatalogueFile, ensureTableWithCatalogue, progressBar, type FileStartOptions, type FirstImport, type FirstStartOptions } from './first-start.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { startStreamPoller, type StreamPoller } from './streams.js';
@@ -100,6 +101,8 @@ export interface LocalRuntime {
   scheduler?: Scheduler;
   /** What the first start imported (`importCatalogue`), or null. */
   imported: FirstImport | null;
+  /** What migrating a store of an earlier schema version did before serving (null: the store was at this version). */
+  migrated: MigrationReport | null;
   stop(): Promise<void>;
 }
 
@@ -121,6 +124,11 @@ export interface LocalOptions {
    * infra/local/first-start.ts). `true`, or the options of that import (tests: a small data set).
    */
   importCatalogue?: boolean | (Pick<FirstStartOptions, 'data' | 'now' | 'onProgress'> & Pick<FileStartOptions, 'stagingRoots'>);
+  /**
+   * How a store of an earlier schema version is migrated before serving (shared/domain/migrations.ts;
+   * it always is): by default with a progress bar on standard error, or these options (tests).
+   */
+  migrate?: Pick<MigrateOptions, 'onStart' | 'onProgress' | 'concurrency'>;
 }
 
 export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
@@ -146,6 +154,9 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
       const { stagingRoots: _, ...inPlace } = extra;
       imported ??= await ensureTableWithCatalogue({ endpoint: engines.dynamodb, table, ...inPlace });
     } else await ensureTable(engines.dynamodb, table);
+    // A kept store written by an earlier version is brought to this one before anything reads it.
+    Object.assign(process.env, engines.env, { [ENV.table]: table });
+    const migrated = await migrateLocal(opts.dataDir, opts.migrate);
     // The functions run in this process: their environment is this process's environment.
     const gateway = await startGateway(opts.port);
     const env = functionEnvironment(engines, gateway.url, table);
@@ -174,6 +185,7 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
       streams,
       scheduler,
       imported,
+      migrated,
       stop: async () => {
         await scheduler?.stop();
         await streams?.stop();
@@ -185,6 +197,38 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
     await engines.stop();
     throw err;
   }
+}
+
+/**
+ * Migrates the store of TABLE_NAME to this code's schema version before serving (nothing when it
+ * is there): says so on standard error, with the progress bar of the first start. The lease's
+ * holder is the data dir, so a start stopped half-way goes on at the next start at once.
+ */
+async function migrateLocal(dataDir: string, opts: LocalOptions['migrate']): Promise<MigrationReport | null> {
+  let bar: ReturnType<typeof progressBar> | null = null;
+  let phase = '';
+  const report = await migrateStore({
+    holder: `local:${dataDir}`,
+    concurrency: opts?.concurrency ?? 4,
+    onStart:
+      opts?.onStart ??
+      ((from, to, steps) => process.stderr.write(`migrating the store from schema version ${from} to ${to}: ${steps.map((s) => s.title).join('; ')}\n`)),
+    onProgress:
+      opts?.onProgress ??
+      ((_step, p) => {
+        const now = `${p.phase} ${p.pass ?? ''}`;
+        if (now !== phase) {
+          bar?.end();
+          phase = now;
+          // A walk has a total (a bar); a sweep of the table does not (a line per pass).
+          bar = p.total === null ? null : progressBar(p.total, process.stderr, `migrating: ${p.phase}`);
+          if (!bar) process.stderr.write(`migrating: ${p.phase}${p.pass ? `, pass ${p.pass}` : ''}\n`);
+        }
+        bar?.update(Math.min(p.done, p.total ?? p.done));
+      }),
+  });
+  (bar as ReturnType<typeof progressBar> | null)?.end();
+  return report.steps.length > 0 ? report : null;
 }
 
 export function writeState(dataDir: string, state: RuntimeState): void {

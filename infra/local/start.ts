@@ -2,8 +2,9 @@
  * `npm start`: the whole service on this machine. Starts the engines, creates the table, and
  * serves the API on http://localhost:PORT (default 3000). DATA_DIR (default ./.data) keeps data
  * between runs; on the first start of a data dir the real catalogue (bangumi-data) is imported
- * before the API listens, with a progress bar (infra/local/first-start.ts); `npm start -- --fresh`
- * starts from an empty store and imports nothing. Ctrl-C / SIGTERM stop all.
+ * before the API listens, with a progress bar (infra/local/first-start.ts); a data dir written by
+ * an earlier version is migrated to this one before the API listens (shared/domain/migrations.ts);
+ * `npm start -- --fresh` starts from an empty store and imports nothing. Ctrl-C / SIGTERM stop all.
  */
 import { resolve } from 'node:path';
 import { removeState, startLocal, writeState } from './runtime.js';
@@ -28,6 +29,11 @@ if (runtime.imported) {
   const i = runtime.imported;
   const how = i.via === 'cached' ? 'copied from the cache of an earlier first start' : i.via === 'staged' ? `imported (staged in ${i.stagedIn})` : 'imported';
   console.log(`${how}: ${i.titles} titles of bangumi-data (CC BY 4.0; ${i.skipped} items left out) in ${i.seconds.toFixed(1)} s (${i.items} items)`);
+}
+if (runtime.migrated) {
+  const m = runtime.migrated;
+  const did = m.steps.map((s) => Object.entries(s.summary).map(([k, v]) => `${v} ${k.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`).join(', ')).join('; ');
+  console.log(`migrated the store from schema version ${m.from} to ${m.to} in ${m.seconds.toFixed(1)} s (${did})`);
 }
 writeState(dataDir, {
   pid: process.pid,

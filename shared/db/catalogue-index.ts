@@ -30,9 +30,11 @@
  * The page's records are then read with one BatchGetItem: a first page costs at most 3 calls.
  */
 import type { Cursor } from '../http/cursor.js';
+import { canonicalJson } from '../json.js';
 import { matchesTerms, searchText, startsWordInsideRun, termNeedle } from '../text.js';
 import { getItems, queryAll, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
+import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type KeyBounds } from './index-query.js';
 import type { BaseRecord, Ordering } from './records.js';
 import { compareCodePoints, sortKey, type OrderValue } from './sort-keys.js';
@@ -295,6 +297,61 @@ export function countAddedBy(op: { Update?: { Key?: Item; UpdateExpression?: str
   const u = op.Update;
   if (!u?.Key || u.UpdateExpression !== 'ADD #n :d' || !/^[A-Z]+#C#/.test(String(u.Key.pk))) return null;
   return { key: { pk: String(u.Key.pk), sk: String(u.Key.sk) }, d: Number(u.ExpressionAttributeValues?.[':d']) };
+}
+
+/** Whether an item is one of the index's exact counts (`K#C#<name>#<value>` / `N`). */
+export const isCountItem = <R extends BaseRecord>(def: IndexDef<R>, item: { pk?: unknown; sk?: unknown }): boolean => String(item.pk).startsWith(`${def.kind}#C#`) && item.sk === 'N';
+
+/**
+ * The records of an ordering in key order after the key `after` (null: from the first), at most
+ * `limit`, with the key of the last one read (null: none left) — how a one-off migration visits
+ * every record of an indexed kind. In `created_at`, whose keys never change, a walk resumed from
+ * a key visits every record that existed when it started exactly once (new ones come after).
+ */
+export async function orderingWalk<R extends BaseRecord>(def: IndexDef<R>, ordering: string, after: string | null, limit: number): Promise<{ ids: string[]; last: string | null }> {
+  if (!Object.hasOwn(def.orderings, ordering)) throw new Error(`unknown ordering ${ordering} for ${def.kind}`);
+  const pk = orderingPk(any(def), ordering, false);
+  const out = await send((c) =>
+    new c.QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#id': 'id' },
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: '#id, #sk',
+      ExclusiveStartKey: after === null ? undefined : { pk, sk: after },
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  const items = out.Items ?? [];
+  return { ids: items.map((i) => String(i.id)), last: out.LastEvaluatedKey ? String(items.at(-1)!.sk) : null };
+}
+
+/**
+ * Brings a record's index items to what this code writes for it (a migration of a store written
+ * by an older version): of the items `indexItems` gives for `record` at revision `rev` — those
+ * of the derived orderings only (`derived`), or all — puts the ones the table lacks or holds
+ * otherwise, in transactions of up to 99 items with a check that the record (`recordKey`) is
+ * still at `rev`, so that a write of the record meanwhile (which moves its items as it reads
+ * them) is never overwritten with an older state. Returns the items put, or null when the
+ * record changed (read it again and retry).
+ */
+export async function putIndexDifferences<R extends BaseRecord>(def: IndexDef<R>, recordKey: ItemKey, record: R, rev: number, which: 'derived' | 'all'): Promise<number | null> {
+  const derived = new Set(Object.keys(def.derived ?? {}).map((name) => orderingPk(any(def), name, false)));
+  const want = [...indexItems(def, record).values()].filter((i) => which === 'all' || derived.has(String(i.pk)));
+  const stored = await getItems(want.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })));
+  const puts = want.filter((item, n) => stored[n] === null || canonicalJson(stored[n]) !== canonicalJson(item));
+  const check = { ConditionCheck: { TableName: tableName(), Key: recordKey, ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': rev } } };
+  for (let i = 0; i < puts.length; i += 99) {
+    const items = [check, ...puts.slice(i, i + 99).map((Item) => ({ Put: { TableName: tableName(), Item } }))];
+    try {
+      await retryOnConflict(() => send((c) => new c.TransactWriteCommand({ TransactItems: items as never })));
+    } catch (err) {
+      if (cancellationReasons(err)?.[0]?.Code === 'ConditionalCheckFailed') return null;
+      throw err;
+    }
+  }
+  return puts.length;
 }
 
 /** The bucket of a range number's value. */

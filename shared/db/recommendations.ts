@@ -187,3 +187,9 @@ export async function writeList(w: ListWrite): Promise<void> {
 export async function dropList(titleKind: string, titleId: string): Promise<void> {
   await send((c) => new c.DeleteCommand({ TableName: tableName(), Key: recommendationsKey(titleKind, titleId) }));
 }
+
+/** The title a per-title list item is of (`RECS#<KIND>#<id>` / `R`; null: another item, e.g. the job's). */
+export function listTitleOf(item: { pk?: unknown; sk?: unknown }): { titleKind: string; titleId: string } | null {
+  const m = /^RECS#(ANIME|MANGA)#([^#]+)$/.exec(String(item.pk));
+  return m && item.sk === 'R' ? { titleKind: m[1]!, titleId: m[2]! } : null;
+}

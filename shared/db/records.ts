@@ -88,6 +88,17 @@ const orderingPk = (def: AnyDef, ordering: string, dir: 'asc' | 'desc') => `${de
 
 /** Where a record of kind `kind` lives (a reference checked by kind, e.g. `GENRE`). */
 export const recordKeyOfKind = (kind: string, id: string): ItemKey => ({ pk: `${kind}#${id}`, sk: 'R' });
+
+/** The id of the record an ordering entry of `def` shows (`<KIND>#O#…`), or null for any other item. */
+export function orderingEntryIdOf<R extends BaseRecord>(def: EntityDef<R>, item: { pk?: unknown; rec?: unknown }): string | null {
+  return String(item.pk).startsWith(`${def.kind}#O#`) ? ((item.rec as BaseRecord | undefined)?.id ?? null) : null;
+}
+
+/** The id of a record item of `kind` (`<kind>#<id>` / `R`), or null for any other item. */
+export function recordIdOf(kind: string, item: { pk?: unknown; sk?: unknown }): string | null {
+  const pk = String(item.pk);
+  return item.sk === 'R' && pk.startsWith(`${kind}#`) && !pk.includes('#', kind.length + 1) ? pk.slice(kind.length + 1) : null;
+}
 /** Where a record lives (for batched reads, see batch.ts). */
 export const recordKeyOf = <R extends BaseRecord>(def: EntityDef<R>, id: string): ItemKey => recordKey(anyDef(def), id);
 /** Where the number of records of kind `kind` lives. */

@@ -339,7 +339,11 @@ async function writeDiff(known: readonly ReverseState[], legacy: FanOut['legacy'
     return !(h && h.size === 1 && h.has(itemHash(item)));
   });
   const deletes = [...old].filter(([k]) => !now.has(k)).map(([, o]) => ({ pk: o.pk, sk: o.sk }));
-  await writeItems(puts.map(([, item]) => item), deletes);
+  // Puts first: an item whose key moves (a renamed title's appearance, an item of a fan-out of
+  // schema version 1) is never missing for a reader meanwhile, only there twice for a moment
+  // (appearanceTokens counts a title once).
+  await writeItems(puts.map(([, item]) => item));
+  await writeItems([], deletes);
 }
 
 const itemHash = (item: Item) => hashOf(Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'pk' && k !== 'sk')));

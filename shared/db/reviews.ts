@@ -24,8 +24,8 @@
 import type { Cursor } from '../http/cursor.js';
 import { notFound } from '../http/problem.js';
 import type { CountedReview, ReviewKindDef, ReviewRecord } from '../domain/reviews.js';
-import { REVIEW_LIST_ORDERINGS } from '../domain/reviews.js';
-import { getItems, writeItems, type Item, type ItemKey } from './batch.js';
+import { REVIEW_LIST_ORDERINGS, reviewKindOf } from '../domain/reviews.js';
+import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';
 import { grant, grants, type KeyGrants, type KeyPattern } from './key-patterns.js';
@@ -366,4 +366,81 @@ export async function dropReviewCount(userId: string): Promise<void> {
 /** A deleted title's review counts go (its reviews are gone). */
 export async function dropTitleReviewCounts(kind: ReviewKindDef, titleId: string): Promise<void> {
   await writeItems([], [reviewListCountKey({ kind, titleId })]);
+}
+
+// ---- Counts recounted, and the store of schema version 1 (migrations.ts)
+
+/**
+ * The counts items a review counts in and the attributes it adds 1 to: its title's list (`n`,
+ * `ns`) and its author's (also per kind) — what a migration sums over the reviews to put the
+ * lists' counts as totals.
+ */
+export function countsOfReview(kind: ReviewKindDef, r: ReviewRecord): { key: ItemKey; attrs: string[] }[] {
+  return [{ kind, titleId: r.title_id }, { userId: r.user_id }].map((list: ReviewList) => ({ key: reviewListCountKey(list), attrs: countedIn(list, r) }));
+}
+
+/** Whether an item is a list's counts item (a title's or a user's, `sk = N`). */
+export const isReviewCountItem = (item: { pk?: unknown; sk?: unknown }): boolean => item.sk === 'N' && /^REVIEWS#(ANIME|MANGA|USER)#[^#]+$/.test(String(item.pk));
+
+/**
+ * A review's vector in its title's and in its author's partitions (sk: the review's id), what a
+ * store of schema version 1 (before issue 18) kept instead of list entries. The review and the
+ * lists a vector item belongs to (null: the item is no such vector); the vector names the other
+ * list (`f.user`, `f.kind` and `f.title`).
+ */
+export interface LegacyVector {
+  reviewId: string;
+  kind: ReviewKindDef;
+  titleId: string;
+  userId: string;
+}
+
+export function legacyVectorOf(item: Item): LegacyVector | null {
+  const pk = String(item.pk);
+  const f = item.f as Record<string, string[]> | undefined;
+  const title = /^REVIEWS#(ANIME|MANGA)#([^#]+)$/.exec(pk);
+  if (title && item.sk !== 'N' && f?.user?.[0]) {
+    const kind = reviewKindOf(title[1]!);
+    return kind ? { reviewId: String(item.sk), kind, titleId: title[2]!, userId: f.user[0] } : null;
+  }
+  const user = /^REVIEWS#USER#([^#]+)#V$/.exec(pk);
+  if (user && f?.kind?.[0] && f.title?.[0]) {
+    const kind = reviewKindOf(f.kind[0].toUpperCase());
+    return kind ? { reviewId: String(item.sk), kind, titleId: f.title[0], userId: user[1]! } : null;
+  }
+  return null;
+}
+
+const legacyVectorKeys = (v: LegacyVector): ItemKey[] => [
+  { pk: titlePk(v.kind, v.titleId), sk: v.reviewId },
+  { pk: `${userPk(v.userId)}#V`, sk: v.reviewId },
+];
+
+/** A title's schema-version-1 review vectors (its partition but the counts item: none once migrated). */
+export async function legacyTitleVectors(kind: ReviewKindDef, titleId: string): Promise<Item[]> {
+  return (await queryAll(titlePk(kind, titleId))).filter((i) => i.sk !== 'N');
+}
+
+/** The schema-version-1 vectors of a review that is gone. */
+export async function dropLegacyVectors(v: LegacyVector): Promise<void> {
+  await writeItems([], legacyVectorKeys(v));
+}
+
+/**
+ * What schema version 2 keeps of a review that version 1 kept as vectors, in one transaction
+ * conditioned on the review as read (`rev`, helpful count): its entries in its title's and its
+ * author's lists, its claim with `sp`, its vectors deleted. Its counts are put as totals apart
+ * (countsOfReview), and its top and recent entries were already those of version 2.
+ */
+export function upgradeReviewPlan(kind: ReviewKindDef, s: StoredReview): WritePlan {
+  const r = s.record;
+  const asRead = { expression: '#rev = :rev AND #hc = :hc', names: { '#rev': 'rev', '#hc': 'hc' }, values: { ':rev': s.rev, ':hc': s.helpful } };
+  const check = { ConditionCheck: { TableName: tableName(), Key: reviewKey(r.id), ConditionExpression: asRead.expression, ExpressionAttributeNames: asRead.names, ExpressionAttributeValues: asRead.values } };
+  const items: object[] = [
+    check,
+    ...listEntriesOf(kind, s).map((e) => put(e)),
+    put({ ...claimKey(kind, r.user_id, r.title_id), id: r.id, sp: r.is_spoiler }),
+    ...legacyVectorKeys({ reviewId: r.id, kind, titleId: r.title_id, userId: r.user_id }).map((k) => del(k)),
+  ];
+  return { items, meanings: items.map((_, i) => (i === 0 ? { what: 'record' as const, kind: 'REVIEW' } : null)) };
 }

@@ -138,13 +138,17 @@ export function staffCredits(items: readonly ReverseItem[], deleted: Deleted): {
   return byTitleName(credits, (c) => c.anime.name, (c) => c.anime.id).map((c) => ({ anime: { id: c.anime.id, name: c.anime.name }, positions: c.positions }));
 }
 
-/** The tokens of a character's appearances (`ANIME#<id>#<role>`), the values its list filters index. */
+/**
+ * The tokens of a character's appearances (`ANIME#<id>#<role>`), the values its list filters
+ * index: each title once, also while an appearance is there under two keys (its title renamed, or
+ * a schema-version-1 item beside its successor: reverse.ts writes the new one before deleting the
+ * old one).
+ */
 export function appearanceTokens(items: readonly ReverseItem[]): string[] {
-  return items
-    .flatMap((i) => {
-      const v = i.v as Appearance | undefined;
-      const title = v?.anime ? `ANIME#${v.anime.id}` : v?.manga ? `MANGA#${v.manga.id}` : null;
-      return title && /^(ANIME|MANGA)#/.test(i.sk) ? [`${title}#${v!.role}`] : [];
-    })
-    .sort();
+  const tokens = items.flatMap((i) => {
+    const v = i.v as Appearance | undefined;
+    const title = v?.anime ? `ANIME#${v.anime.id}` : v?.manga ? `MANGA#${v.manga.id}` : null;
+    return title && /^(ANIME|MANGA)#/.test(i.sk) ? [`${title}#${v!.role}`] : [];
+  });
+  return [...new Set(tokens)].sort();
 }

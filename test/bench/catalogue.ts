@@ -14,7 +14,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { ensureTable } from '../../infra/local/engines.js';
 import { animeIndex } from '../../shared/db/animes.js';
 import { entriesPerRead, indexItems, READS_PER_PAGE, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { characterIndex } from '../../shared/db/characters.js';
@@ -22,7 +23,6 @@ import { mangaIndex } from '../../shared/db/mangas.js';
 import { newsIndex } from '../../shared/db/news.js';
 import { personIndex } from '../../shared/db/persons.js';
 import type { BaseRecord } from '../../shared/db/records.js';
-import { createTableInput } from '../../shared/db/table.js';
 import { referenceList } from '../support/reference-list.js';
 import { catalogue, queryMatrix, SEGMENTS, type Catalogue, type Kind } from './catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
@@ -193,16 +193,18 @@ export async function tableExists(env: BenchEnv, name: string): Promise<boolean>
   }
 }
 
-/** A new, empty table for the catalogue (no stream: the loader writes what the consumer would). */
+/**
+ * A new, empty table for the catalogue (no stream: the loader writes what the consumer would),
+ * at the current schema version (ensureTable puts its item: the loaders write this code's items).
+ */
 export async function freshTable(env: BenchEnv, name: string): Promise<void> {
   const admin = adminClient(env.runtime.engines.dynamodb);
   try {
     if (await tableExists(env, name)) await admin.send(new DeleteTableCommand({ TableName: name }));
-    const { StreamSpecification: _stream, ...input } = createTableInput(name);
-    await admin.send(new CreateTableCommand(input));
   } finally {
     admin.destroy();
   }
+  await ensureTable(env.runtime.engines.dynamodb, name, { stream: false });
 }
 
 /**

@@ -62,6 +62,14 @@ describe('what a title asks of its reverse side', () => {
     expect(appearanceTokens(where(/^CHARACTER#C1/) as never)).toEqual([`ANIME#${A1}#main`]);
   });
 
+  it('a character’s appearance tokens count a title once, also while its appearance is there under two keys', () => {
+    const appearance = [...reverseItems(reverseStateOf(anime, names)).values()].find((i) => i.pk === `CHARACTER#${C1}#X`)!;
+    // The title renamed (the new key written before the old one is deleted), or schema version 1's item beside its successor.
+    const renamed = { ...appearance, sk: `ANIME#1other title\u0001${A1}` };
+    const legacy = { pk: appearance.pk, sk: `ANIME#${A1}`, v: appearance.v };
+    expect(appearanceTokens([appearance, renamed, legacy] as never)).toEqual([`ANIME#${A1}#main`]);
+  });
+
   it('every key fits DynamoDB’s 1,024 bytes, even with names of 255 four-byte characters', () => {
     const long = '𠀀'.repeat(255);
     const state: ReverseState = { kind: 'ANIME', id: A1, name: long, aired_from: null, cast: [{ character: C1, name: long, role: 'main', voices: [[P1, 'portuguese']] }], staff: [{ person: P3, positions: ['X'] }] };

@@ -1,0 +1,262 @@
+/**
+ * The migration of a store written before issue 18 (schema version 1) to this code's version
+ * (shared/domain/migrations.ts, store-v2.ts), on the real engine: a catalogue and a community are
+ * written by the current code (the bench's loaders, proved item-identical to the API's writes by
+ * bulk-load.test.ts and community-load.test.ts) — the reference —, then turned into what version
+ * 1 would hold for the same records (test/support/previous-store.ts says exactly what it lacked)
+ * and migrated. The migrated table must agree with a recount and equal the reference item by
+ * item; a second run writes nothing; a run stopped half-way and run again ends the same. A new
+ * store never migrates: it holds the current version from its creation. And `npm start` on a
+ * data dir such a store is in (made by test/support/old-store-run.ts, in a process of its own)
+ * migrates it before it listens, and then serves what the current code served for the same data.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../infra/local/engines.js';
+import { writeItems } from '../../shared/db/batch.js';
+import { MigrationRunning, readCheckpoint, releaseMigration, SCHEMA_VERSION, storeVersion, takeMigration } from '../../shared/db/migrations.js';
+import type { BaseRecord } from '../../shared/db/records.js';
+import { genreEntity, producerEntity, type GenreRecord, type ProducerRecord } from '../../shared/db/taxonomy.js';
+import { migrateStore, type Progress } from '../../shared/domain/migrations.js';
+import { storeV2 } from '../../shared/domain/store-v2.js';
+import { catalogue, type Kind } from '../bench/catalogue-data.js';
+import { community } from '../bench/community-data.js';
+import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
+import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
+import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
+import { leftOrderingEntries, toVersion1 } from '../support/previous-store.js';
+import { recount } from '../support/recount.js';
+import { scanAll, sortKeys, type Item } from '../support/tables.js';
+
+const recorder = instrumentSdk();
+const cat = catalogue({
+  scale: { genre: 8, theme: 5, demographic: 3, producer: 12, magazine: 4, person: 60, character: 90, anime: 40, manga: 50, news: 30 },
+  seed: 5,
+  today: '2025-06-01',
+});
+const comm = community(cat, { users: 40, items: 300, reviews: 60 });
+
+/** Lists version 1 left of titles deleted before it (their cascades kept them: decision V6). */
+const LEFT_LISTS: Item[] = [
+  { pk: 'RECS#ANIME#deleted-anime-0000000000', sk: 'R', v: [{ n: 1, b: [['some-anime-000000000000', 4, 7.5, 'Some anime']] }] },
+  { pk: 'RECS#MANGA#deleted-manga-0000000000', sk: 'R', v: [{ n: 2, b: [] }] },
+];
+
+/**
+ * Items as compared: the schema items left out (their `at` differs), count attributes at 0 as
+ * absent (a count brought back to 0 keeps its attribute, one never touched has none), and the
+ * recommendation job's `prev`, which version 1 did not keep and the next run's completion sets
+ * (decision Y5).
+ */
+function comparable(items: ReadonlyMap<string, Item>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, item] of items) {
+    if (item.pk === 'SCHEMA') continue;
+    let copy: Item = item;
+    if (item.sk === 'N' || /^(VN|VC#)/.test(String(item.sk))) copy = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== 0));
+    if (item.pk === 'RECS#JOB') copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'prev'));
+    out.set(key, JSON.stringify(sortKeys(copy)));
+  }
+  return out;
+}
+
+function expectSameItems(actual: ReadonlyMap<string, Item>, expected: ReadonlyMap<string, Item>): void {
+  const a = comparable(actual);
+  const e = comparable(expected);
+  const missing = [...e.keys()].filter((k) => !a.has(k));
+  const extra = [...a.keys()].filter((k) => !e.has(k));
+  const differing = [...e.keys()].filter((k) => a.has(k) && a.get(k) !== e.get(k));
+  expect(missing.slice(0, 10), `${missing.length} items missing`).toEqual([]);
+  expect(extra.slice(0, 10), `${extra.length} items the migration left or wrote that the current code does not`).toEqual([]);
+  for (const k of differing.slice(0, 3)) expect(a.get(k), k).toEqual(e.get(k));
+  expect(differing.length).toBe(0);
+}
+
+const families = (items: ReadonlyMap<string, Item>) => {
+  const keys = [...items.keys()];
+  const n = (re: RegExp) => keys.filter((k) => re.test(k)).length;
+  return {
+    counts: n(/^(ANIME|MANGA|NEWS)#C#/),
+    members_name: n(/^ANIME#O#members_name#A /),
+    reviewEntries: n(/^REVIEWS#(ANIME|MANGA|USER)#[^#]+#O#/),
+    reviewVectors: n(/^REVIEWS#(USER#[^#]+#V|(ANIME|MANGA)#[^#]+) (?!N$)/),
+    voiceEntries: n(/^PERSON#[^#]+#V#/),
+    voiceGroups: n(/^PERSON#[^#]+#X VA#/),
+    fanOutHeads: n(/^(ANIME|MANGA)#[^#]+#F H$/),
+    legacyFanOuts: n(/^(ANIME|MANGA)#[^#]+#F \d+$/),
+    legacyVoices: n(/^PERSON#[^#]+#X VOICE#/),
+  };
+};
+
+let reference: Map<string, Item>;
+let reviews: number;
+/** Ordering entries version 1 left of a genre and a producer deleted before (decision Z4). */
+let leftEntries: Item[];
+const table = () => process.env.TABLE_NAME!;
+
+beforeAll(async () => {
+  const records: Record<string, BaseRecord[]> = { anime: [], manga: [] };
+  await loadCatalogue({ cat, kinds: LOADABLE_KINDS, inFlight: 4, onRecord: (kind: Kind, i, r) => void (kind in records && (records[kind]![i] = r)) });
+  const titles: TitleLookup = (kind, i) => ({ id: records[kind]![i]!.id, rec: records[kind]![i] as unknown as Record<string, unknown> });
+  await loadCommunity({ comm, titles, passwordHash: '$scrypt$bench', inFlight: 4 });
+  // What a recommendations run leaves (the job item with `prev`, a list of a title that exists).
+  await writeItems([
+    { pk: 'RECS#JOB', sk: 'R', n: 2, done: 2, prev: 1, at: '2025-05-31T00:00:00.000Z' },
+    { pk: `RECS#ANIME#${records.anime![0]!.id}`, sk: 'R', v: [{ n: 2, b: [[records.anime![1]!.id, 3, null, 'x']] }] },
+  ]);
+  reference = await scanAll(table());
+  reviews = [...reference.keys()].filter((k) => /^REVIEW#[^#]+ R$/.test(k)).length;
+  // A genre and a producer as they were when deleted, a count moved by a title's write since the deletion removed their entries.
+  const recordOf = <R>(kind: string) => [...reference.values()].find((i) => String(i.pk).startsWith(`${kind}#`) && i.sk === 'R')!.rec as R;
+  const genre = recordOf<GenreRecord>('GENRE');
+  const producer = recordOf<ProducerRecord>('PRODUCER');
+  leftEntries = [
+    ...leftOrderingEntries(genreEntity, { ...genre, id: 'deleted-genre-00000000000', name: `${genre.name} (deleted)`, anime_count: genre.anime_count + 1 }),
+    ...leftOrderingEntries(producerEntity, { ...producer, id: 'deleted-producer-000000000', name: `${producer.name} (deleted)` }),
+  ];
+}, 600_000);
+
+describe('a new store', () => {
+  it('holds the current schema version from its creation, so it never migrates', async () => {
+    expect(await storeVersion()).toBe(SCHEMA_VERSION);
+    const empty = `empty-${randomBytes(6).toString('hex')}`;
+    await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, empty);
+    const own = table();
+    process.env.TABLE_NAME = empty;
+    try {
+      expect(await storeVersion()).toBe(SCHEMA_VERSION);
+      expect((await migrateStore()).steps).toEqual([]);
+      // A store a later version wrote is refused, untouched: this code must not write it.
+      await writeItems([{ pk: 'SCHEMA', sk: 'V', version: SCHEMA_VERSION + 1, at: '2030-01-01T00:00:00.000Z' }]);
+      await expect(migrateStore()).rejects.toThrow(`the store is at schema version ${SCHEMA_VERSION + 1}, written by a later version of this code`);
+      expect(await storeVersion()).toBe(SCHEMA_VERSION + 1);
+    } finally {
+      process.env.TABLE_NAME = own;
+    }
+  });
+});
+
+describe('migrating a store of schema version 1', () => {
+  it('the reference agrees with a recount, and holds every family version 1 lacked', () => {
+    expect(recount(reference)).toEqual([]);
+    const f = families(reference);
+    for (const [family, n] of Object.entries(f)) if (!family.startsWith('legacy') && family !== 'reviewVectors') expect(n, family).toBeGreaterThan(0);
+    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices).toBe(0);
+  });
+
+  it('is brought to the items the current code writes, item by item', async () => {
+    const previous = await toVersion1({ leftLists: LEFT_LISTS, leftEntries });
+    const old = await scanAll(table());
+    expect(leftEntries.filter((e) => old.has(`${String(e.pk)} ${String(e.sk)}`))).toHaveLength(leftEntries.length);
+    expect(await storeVersion()).toBe(1);
+    const f = families(old);
+    expect([f.counts, f.members_name, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(reviews).toBeGreaterThan(20);
+    expect(f.reviewVectors).toBe(2 * reviews);
+    expect(recount(old).length, 'the problems of the old store').toBeGreaterThan(100);
+
+    const progress: Progress[] = [];
+    const report = await migrateStore({ concurrency: 4, segments: 3, onProgress: (_s, p) => progress.push(p) });
+    const after = await scanAll(table());
+    expect(recount(after)).toEqual([]);
+    expectSameItems(after, reference);
+    expect(await storeVersion()).toBe(SCHEMA_VERSION);
+    expect(await readCheckpoint(2)).toBeNull();
+    const summary = report.steps[0]!.summary;
+    expect(report).toMatchObject({ from: 1, to: 2 });
+    expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
+    expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
+    console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
+  }, 300_000);
+
+  it('a second run writes nothing', async () => {
+    recorder.take();
+    const summary = await storeV2.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
+    const writes = recorder.take().filter((c) => itemsWritten(c) > 0);
+    expect(writes.map((c) => c.operation)).toEqual([]);
+    expect(summary).toMatchObject({ indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 1 });
+    expectSameItems(await scanAll(table()), reference);
+  }, 300_000);
+
+  it('a run stopped half-way and run again ends the same', async () => {
+    await toVersion1({ leftLists: LEFT_LISTS, leftEntries });
+    const half = Math.floor((cat.sizes.anime + cat.sizes.manga) / 2);
+    // Every title after the first half fails, as if the process were killed there.
+    await expect(migrateStore({ concurrency: 4, pageSize: 10, beforeTitle: (n) => { if (n >= half) throw new Error('stopped'); } })).rejects.toThrow('stopped');
+    expect(await storeVersion()).toBe(1);
+    const checkpoint = await readCheckpoint(2);
+    expect(checkpoint).toMatchObject({ phase: 'titles', kind: 'MANGA' });
+    expect(Number(checkpoint!.done)).toBeGreaterThan(0);
+    const between = families(await scanAll(table()));
+    // Some titles are migrated, others not yet.
+    expect(between.fanOutHeads).toBeGreaterThan(0);
+    expect(between.legacyFanOuts).toBeGreaterThan(0);
+
+    // Another run's lease (a run killed without giving it back, on another machine) refuses this one while it lasts.
+    await takeMigration(2, 'another-machine');
+    await expect(migrateStore({ holder: 'this-machine' })).rejects.toThrow(MigrationRunning);
+    await releaseMigration(2, 'another-machine');
+
+    const report = await migrateStore({ concurrency: 4, pageSize: 10, holder: 'this-machine' });
+    expect(report.steps[0]!.summary.titles).toBeLessThan(cat.sizes.anime + cat.sizes.manga);
+    const after = await scanAll(table());
+    expect(recount(after)).toEqual([]);
+    expectSameItems(after, reference);
+    expect(await storeVersion()).toBe(SCHEMA_VERSION);
+  }, 300_000);
+});
+
+describe('npm start on a data dir of schema version 1', () => {
+  it('migrates the store before it prints `listening`, says so with a progress bar, and then serves what the current code served', async () => {
+    const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'old-store-'));
+    try {
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME, POWERTOOLS_LOG_LEVEL: 'SILENT', CATALOGUE_CACHE_DIR: 'off' };
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/old-store-run.ts', dir], { env, timeout: 240_000 });
+      const { views } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { views: { path: string; now: Page; old: Page }[] };
+      // What version 1's store shows for them: none of the voices, reviews and season count.
+      for (const v of views) expect(v.old.count, v.path).not.toBe(v.now.count);
+
+      const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], { env: { ...env, DATA_DIR: dir, PORT: '0' } });
+      const lines: string[] = [];
+      const url = await new Promise<string>((resolve, reject) => {
+        const take = (prefix: string) => (chunk: Buffer) => {
+          for (const line of chunk.toString().split(/[\r\n]+/).filter(Boolean)) {
+            lines.push(`${prefix} ${line}`);
+            const m = /^listening on (\S+)/.exec(line);
+            if (m) resolve(m[1]!);
+          }
+        };
+        child.stdout.on('data', take('out'));
+        child.stderr.on('data', take('err'));
+        child.on('exit', (code) => reject(new Error(`npm start exited (${code}): ${lines.join('\n')}`)));
+      });
+      try {
+        const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+        const listening = at(/^out listening on /);
+        expect(at(/^err migrating the store from schema version 1 to 2: issue 18/)).toBeGreaterThanOrEqual(0);
+        expect(at(/^err migrating: titles \[#+\.*\] \d+\/40 titles/)).toBeGreaterThan(at(/^err migrating the store/));
+        expect(at(/^out migrated the store from schema version 1 to 2 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
+        expect(listening).toBeGreaterThan(at(/^out migrated the store/));
+        for (const v of views) {
+          const page = (await (await fetch(`${url}${v.path}`)).json()) as Page;
+          expect({ count: page.count, results: page.results }, v.path).toEqual({ count: v.now.count, results: v.now.results });
+        }
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 420_000);
+});
+
+interface Page {
+  count: number;
+  results: unknown[];
+}

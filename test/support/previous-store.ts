@@ -1,0 +1,165 @@
+/**
+ * A store as schema version 1 (the code before issue 18, commit 2bae71c) wrote it, made from one
+ * the current code wrote: the migration's test (test/integration/migrations.test.ts) starts from
+ * it. What version 1 lacked is deleted, what it wrote otherwise is written in its form, what it
+ * left behind is put back — exactly this, no more (the list was taken from a store the bench's
+ * loaders wrote with each version's code, compared item by item: every other item was equal):
+ *
+ *  - the schema version item: none;
+ *  - catalogue index (Q2, Q4, Q5): no exact counts `K#C#…`; no derived ordering entries
+ *    (`ANIME#O#members_name#A`); every manga index item's vector without `f.author_role`;
+ *  - reviews (Q6): no list entries (`REVIEWS#<K>#<T>#O#…`, `REVIEWS#USER#<U>#O#…`) and no title
+ *    counts (`REVIEWS#<K>#<T>` / `N`); instead a vector per review, sk = its id, in
+ *    `REVIEWS#<K>#<T>` and in `REVIEWS#USER#<U>#V`; a user's counts only `n`; claims without `sp`;
+ *  - reverse views (N1–N4): no voice entries (`PERSON#<p>#V#…`), voice groups (`VA#`) or counts
+ *    (`VN`, `VC#`), no fan-out head or parts; instead version 1's items — an appearance
+ *    `CHARACTER#<c>#X` / `<KIND>#<title id>`, a voice item `PERSON#<p>#X` / `VOICE#<a>#<c>#<language>`
+ *    (the anime's name and `aired_from`, the character's name, role, language), a staff credit
+ *    `PERSON#<p>#X` / `STAFF#<a>` — and a fan-out `<KIND>#<id>#F` / `<n>` listing their keys and hashes;
+ *  - recommendations (V6, V7): the job item without `prev`; the lists of deleted titles
+ *    (`leftLists`), which version 1's title cascades left;
+ *  - taxonomy (Z4): ordering entries of deleted records (`leftEntries`, made by
+ *    `leftOrderingEntries`), which version 1's catalogue consumer put back after the deletion.
+ */
+import { createHash } from 'node:crypto';
+import { writeItems, type ItemKey } from '../../shared/db/batch.js';
+import { animeIndex } from '../../shared/db/animes.js';
+import { mangaIndex } from '../../shared/db/mangas.js';
+import { isSchemaItem } from '../../shared/db/migrations.js';
+import { orderingItems, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
+import { chunk } from '../../shared/db/titles.js';
+import { canonicalJson } from '../../shared/json.js';
+import { searchText } from '../../shared/text.js';
+import { scanAll, type Item } from './tables.js';
+
+const keyOf = (i: Item): ItemKey => ({ pk: String(i.pk), sk: String(i.sk) });
+const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('base64url').slice(0, 12);
+
+/** What version 1 computed for a review (its vector: the orderings' values and the filters of version 1's review index). */
+function v1Vector(r: { id: string; kind: string; is_spoiler: boolean; title_id: string; user_id: string; created_at: string; rating: number }, helpful: number) {
+  return {
+    id: r.id,
+    o: { created_at: r.created_at, helpful_count: helpful, rating: r.rating },
+    f: { kind: [r.kind], spoiler: [String(r.is_spoiler)], title: [r.title_id], user: [r.user_id] },
+    x: {},
+    sw: searchText([]),
+  };
+}
+
+interface CastEntry {
+  character_id: string;
+  role: string;
+  voice_actors?: { person_id: string; language: string }[];
+}
+
+/** Version 1's reverse items of a title (its reverse-views.ts reverseItemsOf). */
+function v1ReverseItems(kind: 'ANIME' | 'MANGA', record: { id: string; name: string; aired_from?: string | null }, relations: Record<string, unknown[]>, names: ReadonlyMap<string, string>): Item[] {
+  const items: Item[] = [];
+  const title = { id: record.id, name: record.name };
+  for (const c of (relations.characters ?? []) as CastEntry[]) {
+    const character = names.get(`CHARACTER#${c.character_id}`);
+    if (character === undefined) continue;
+    const voices = (c.voice_actors ?? []).filter((a) => names.has(`PERSON#${a.person_id}`));
+    items.push({ pk: `CHARACTER#${c.character_id}#X`, sk: `${kind}#${record.id}`, v: kind === 'ANIME' ? { anime: title, role: c.role, voices } : { manga: title, role: c.role } });
+    for (const a of voices) {
+      items.push({
+        pk: `PERSON#${a.person_id}#X`,
+        sk: `VOICE#${record.id}#${c.character_id}#${a.language}`,
+        v: { anime: { ...title, aired_from: record.aired_from ?? null }, character: { id: c.character_id, name: character }, role: c.role, language: a.language },
+      });
+    }
+  }
+  for (const s of (relations.staff ?? []) as { person_id: string; positions: string[] }[]) {
+    if (!names.has(`PERSON#${s.person_id}`)) continue;
+    items.push({ pk: `PERSON#${s.person_id}#X`, sk: `STAFF#${record.id}`, v: { anime: title, positions: s.positions } });
+  }
+  return items;
+}
+
+/** Version 1's fan-out of a title: the keys and hashes of its reverse items, in chunks. */
+const v1FanOut = (kind: string, id: string, items: readonly Item[]): Item[] =>
+  items.length === 0 ? [] : chunk(items.map((d) => [d.pk, d.sk, hashOf(d.v)])).map((keys, n) => ({ pk: `${kind}#${id}#F`, sk: String(n), keys }));
+
+/**
+ * What version 1's catalogue consumer left of a taxonomy record deleted after a title's write
+ * changed one of its counts (decision Z4): every ordering entry of the record as the consumer's
+ * late rewrite saw it, its record gone.
+ */
+export const leftOrderingEntries = <R extends BaseRecord>(def: EntityDef<R>, deleted: R): Item[] => orderingItems(def, deleted);
+
+export interface PreviousStore {
+  /** Items deleted and put to make it. */
+  deleted: number;
+  put: number;
+}
+
+/**
+ * Rewrites the table of TABLE_NAME (written by the current code, its consumers settled) into
+ * what version 1 would hold for the same records (see above). `leftLists`: recommendation lists
+ * of titles deleted before, which version 1 kept; `leftEntries`: ordering entries of taxonomy
+ * records deleted before, which version 1's catalogue consumer put back.
+ */
+export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntries?: readonly Item[] } = {}): Promise<PreviousStore> {
+  const table = process.env.TABLE_NAME!;
+  const all = await scanAll(table, { schema: true });
+  const deletes: ItemKey[] = [];
+  const puts: Item[] = [];
+  const derived = new Set(Object.keys(animeIndex.derived ?? {}).map((name) => `ANIME#O#${name}#A`));
+  const records = new Map<string, Item>();
+  const chunks = new Map<string, Item[]>();
+  for (const item of all.values()) {
+    const pk = String(item.pk);
+    const sk = String(item.sk);
+    if (/^[A-Z]+#[^#]+$/.test(pk) && sk === 'R') records.set(pk, item);
+    if (/^(ANIME|MANGA)#[^#]+$/.test(pk) && sk.startsWith('C#')) (chunks.get(pk) ?? chunks.set(pk, []).get(pk)!).push(item);
+    if (isSchemaItem(item)) deletes.push(keyOf(item));
+    // Catalogue index
+    else if (/^[A-Z]+#C#/.test(pk) && sk === 'N') deletes.push(keyOf(item));
+    else if (derived.has(pk)) deletes.push(keyOf(item));
+    else if (new RegExp(`^${mangaIndex.kind}#[OPWD]#`).test(pk)) {
+      const f = { ...(item.f as Record<string, unknown>) };
+      delete f.author_role;
+      puts.push({ ...item, f });
+    }
+    // Reviews
+    else if (/^REVIEWS#(ANIME|MANGA|USER)#[^#]+#O#/.test(pk)) deletes.push(keyOf(item));
+    else if (/^REVIEWS#(ANIME|MANGA)#[^#]+$/.test(pk) && sk === 'N') deletes.push(keyOf(item));
+    else if (/^REVIEWS#USER#[^#]+$/.test(pk) && sk === 'N') puts.push({ pk, sk, n: item.n ?? 0 });
+    else if (/^REVIEWS#USER#[^#]+$/.test(pk) && sk.startsWith('T#')) puts.push({ pk, sk, id: item.id });
+    // Reverse views
+    else if (/^(CHARACTER|PERSON)#[^#]+#X$/.test(pk) || /^PERSON#[^#]+#V#/.test(pk) || /^(ANIME|MANGA)#[^#]+#F$/.test(pk)) deletes.push(keyOf(item));
+    // Recommendations
+    else if (pk === 'RECS#JOB') {
+      const { prev: _prev, ...job } = item;
+      puts.push(job);
+    }
+  }
+  // Version 1's review vectors.
+  for (const [pk, item] of records) {
+    if (!pk.startsWith('REVIEW#')) continue;
+    const r = item.rec as Parameters<typeof v1Vector>[0];
+    const vector = v1Vector(r, Number(item.hc ?? 0));
+    puts.push({ pk: `REVIEWS#${r.kind.toUpperCase()}#${r.title_id}`, sk: r.id, ...vector }, { pk: `REVIEWS#USER#${r.user_id}#V`, sk: r.id, ...vector });
+  }
+  // Version 1's reverse items and fan-outs.
+  const names = new Map<string, string>();
+  for (const [pk, item] of records) if (/^(CHARACTER|PERSON)#/.test(pk)) names.set(pk, String((item.rec as { name: string }).name));
+  for (const kind of ['ANIME', 'MANGA'] as const) {
+    for (const [pk, item] of records) {
+      if (!pk.startsWith(`${kind}#`)) continue;
+      const relations: Record<string, unknown[]> = {};
+      const parts = (chunks.get(pk) ?? []).sort((a, b) => Number(String(a.sk).split('#')[2]) - Number(String(b.sk).split('#')[2]));
+      for (const c of parts) (relations[String(c.sk).split('#')[1]!] ??= []).push(...(c.entries as unknown[]));
+      const rec = item.rec as { id: string; name: string; aired_from?: string | null };
+      const reverse = v1ReverseItems(kind, rec, relations, names);
+      puts.push(...reverse, ...v1FanOut(kind, rec.id, reverse));
+    }
+  }
+  puts.push(...(opts.leftLists ?? []), ...(opts.leftEntries ?? []));
+  // Puts replace deleted keys where both name one (none do: version 1's keys are other keys).
+  const putKeys = new Set(puts.map((p) => `${String(p.pk)} ${String(p.sk)}`));
+  const gone = deletes.filter((k) => !putKeys.has(`${k.pk} ${k.sk}`));
+  await writeItems([], gone);
+  await writeItems(puts);
+  return { deleted: gone.length, put: puts.length };
+}
