@@ -10,7 +10,7 @@
  *   CloudFormation stack `catalogue-api-S`, with the caller's AWS credentials and region
  *   (the usual AWS_PROFILE / AWS_REGION / … settings).
  */
-import { parseArgs } from 'node:util';
+import { commandLine } from './admin-command.js';
 import { AdminError, adminPassword, createAdministrator, firstLine, PASSWORD_ENV, useTarget } from './admin-account.js';
 import { fail } from './local/attach.js';
 
@@ -18,31 +18,18 @@ const TOOL = 'create-admin';
 const USAGE = `usage: npm run create-admin -- --email EMAIL --password-stdin [--username USERNAME] [--stage STAGE]   (the password as one line on standard input)
        ${PASSWORD_ENV}=… npm run create-admin -- --email EMAIL [--username USERNAME] [--stage STAGE]`;
 
-let values: { email?: string; password?: string; 'password-stdin'?: boolean; username?: string; stage?: string };
-try {
-  ({ values } = parseArgs({
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'password-stdin': { type: 'boolean' },
-      username: { type: 'string' },
-      stage: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  }));
-} catch (err) {
-  fail(TOOL, `${(err as Error).message}\n${USAGE}`);
-}
-if (values.email === undefined) fail(TOOL, USAGE);
+const args = commandLine(TOOL, USAGE, { strings: ['email', 'password', 'username'], flags: ['password-stdin'] });
+const email = args.string('email');
+const username = args.string('username');
+if (email === undefined) fail(TOOL, USAGE);
 
 try {
-  const stdin = values['password-stdin'] === true;
+  const stdin = args.flag('password-stdin');
   if (stdin && process.stdin.isTTY) process.stderr.write('password (one line; pipe it in to keep it off the screen): ');
-  const { password, warning } = await adminPassword({ option: values.password, stdin, env: process.env[PASSWORD_ENV] }, () => firstLine(process.stdin));
+  const { password, warning } = await adminPassword({ option: args.string('password'), stdin, env: process.env[PASSWORD_ENV] }, () => firstLine(process.stdin));
   if (warning) process.stderr.write(`${warning}\n`);
-  const where = await useTarget(TOOL, values.stage);
-  const admin = await createAdministrator({ email: values.email, password, ...(values.username === undefined ? {} : { username: values.username }) });
+  const where = await useTarget(TOOL, args.string('stage'));
+  const admin = await createAdministrator({ email, password, ...(username === undefined ? {} : { username }) });
   process.stdout.write(`created administrator ${admin.username} <${admin.email}> (${admin.id}) in ${where}\n`);
 } catch (err) {
   if (err instanceof AdminError) fail(TOOL, err.message);

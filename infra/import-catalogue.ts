@@ -11,41 +11,23 @@
  *   with the caller's AWS credentials and region — the first import of a deployment.
  * - `--seasons`: only the current and upcoming seasons (what the daily job imports).
  */
-import { parseArgs } from 'node:util';
-import { AdminError, useTarget } from './admin-account.js';
+import { commandLine, commandTarget } from './admin-command.js';
 import { fail } from './local/attach.js';
 import { progressBar } from './local/first-start.js';
 
 const TOOL = 'import-catalogue';
 const USAGE = 'usage: npm run import-catalogue [-- --stage STAGE] [--seasons] [--concurrency N]';
 
-let values: { stage?: string; seasons?: boolean; concurrency?: string };
-try {
-  ({ values } = parseArgs({
-    options: { stage: { type: 'string' }, seasons: { type: 'boolean' }, concurrency: { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  }));
-} catch (err) {
-  fail(TOOL, `${(err as Error).message}\n${USAGE}`);
-}
-const concurrency = Number(values.concurrency ?? 8);
-if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail(TOOL, `--concurrency must be an integer from 1 to 64\n${USAGE}`);
-
-let where: string;
-try {
-  where = await useTarget(TOOL, values.stage);
-} catch (err) {
-  if (err instanceof AdminError) fail(TOOL, err.message);
-  throw err;
-}
+const args = commandLine(TOOL, USAGE, { flags: ['seasons'], counts: { concurrency: 8 } });
+const concurrency = args.count('concurrency');
+const where = await commandTarget(TOOL, args.string('stage'));
 
 // Loaded once the environment names the table: the modules read it when they first write.
 const { loadBangumiData } = await import('../shared/domain/bangumi-data.js');
 const { importTitles, inSeasons, sourceCatalogue } = await import('../shared/domain/catalogue-import.js');
 const now = new Date();
 const catalogue = sourceCatalogue(await loadBangumiData());
-const titles = values.seasons ? inSeasons(catalogue.titles, now) : catalogue.titles;
+const titles = args.flag('seasons') ? inSeasons(catalogue.titles, now) : catalogue.titles;
 process.stderr.write(`importing ${titles.length} titles of bangumi-data (CC BY 4.0) into ${where}\n`);
 const bar = progressBar(titles.length);
 const started = Date.now();

@@ -13,36 +13,17 @@
  * Stopped (Ctrl-C, a lost connection), it keeps its checkpoint: run it again to go on.
  */
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
-import { AdminError, useTarget } from './admin-account.js';
+import { commandLine, commandTarget } from './admin-command.js';
 import { fail } from './local/attach.js';
 import { progressBar } from './local/first-start.js';
 
 const TOOL = 'migrate';
 const USAGE = 'usage: npm run migrate [-- --stage STAGE] [--concurrency N] [--segments N]';
 
-let values: { stage?: string; concurrency?: string; segments?: string };
-try {
-  ({ values } = parseArgs({
-    options: { stage: { type: 'string' }, concurrency: { type: 'string' }, segments: { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  }));
-} catch (err) {
-  fail(TOOL, `${(err as Error).message}\n${USAGE}`);
-}
-const concurrency = Number(values.concurrency ?? 8);
-if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail(TOOL, `--concurrency must be an integer from 1 to 64\n${USAGE}`);
-const segments = Number(values.segments ?? 4);
-if (!Number.isInteger(segments) || segments < 1 || segments > 64) fail(TOOL, `--segments must be an integer from 1 to 64\n${USAGE}`);
-
-let where: string;
-try {
-  where = await useTarget(TOOL, values.stage);
-} catch (err) {
-  if (err instanceof AdminError) fail(TOOL, err.message);
-  throw err;
-}
+const args = commandLine(TOOL, USAGE, { counts: { concurrency: 8, segments: 4 } });
+const concurrency = args.count('concurrency');
+const segments = args.count('segments');
+const where = await commandTarget(TOOL, args.string('stage'));
 
 // Loaded once the environment names the table: the modules read it when they first write.
 const { migrateStore } = await import('../shared/domain/migrations.js');
