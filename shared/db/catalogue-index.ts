@@ -100,7 +100,7 @@ export interface DerivedOrdering<R> extends Ordering<R> {
 }
 
 /** An ordering of the index and how a vector gives its value (stored, or derived from the stored ones). */
-function orderingOf<R extends BaseRecord>(def: IndexDef<R>, name: string, descending: boolean): { type: Ordering<R>['type']; ofVector: (v: Vector) => OrderValue } {
+export function orderingOf<R extends BaseRecord>(def: IndexDef<R>, name: string, descending: boolean): { type: Ordering<R>['type']; ofVector: (v: Vector) => OrderValue } {
   if (Object.hasOwn(def.orderings, name)) return { type: def.orderings[name]!.type, ofVector: (v) => v.o[name] ?? null };
   const derived = Object.hasOwn(def.derived ?? {}, name) ? def.derived![name]! : undefined;
   if (!derived || descending) throw new Error(`unknown ordering ${descending ? '-' : ''}${name} for ${def.kind}`);
@@ -411,7 +411,8 @@ export interface IndexResult {
   strategy: 'walk' | 'driver' | 'list';
 }
 
-function matches(v: Vector, q: IndexQuery): boolean {
+/** Whether a vector satisfies every filter and term of a query (the in-memory index's deltas too). */
+export function matches(v: Vector, q: IndexQuery): boolean {
   for (const [name, value] of Object.entries(q.equals)) if (!(v.f[name] ?? []).includes(value)) return false;
   for (const [name, least] of Object.entries(q.atLeast ?? {})) {
     const x = v.x[name];
