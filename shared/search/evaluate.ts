@@ -125,7 +125,14 @@ function rankOf(order: Uint32Array): Uint32Array {
  * A page of `q` over the snapshot and the deltas since it (later deltas of an id replace earlier
  * ones). Throws for an ordering the index does not have (as the planner does).
  */
-export function evaluate<R extends BaseRecord>(def: IndexDef<R>, s: Snapshot, q: IndexQuery, deltas: readonly Delta[] = []): SnapshotPage {
+export function evaluate<R extends BaseRecord>(
+  def: IndexDef<R>,
+  s: Snapshot,
+  q: IndexQuery,
+  deltas: readonly Delta[] = [],
+  /** Tests: the share of matches at most which they are put in order through the ranks (default FEW; 0: always walk, 1: always ranks). */
+  few = FEW,
+): SnapshotPage {
   const { type, ofVector } = orderingOf(def, q.ordering, q.descending);
   const col: OrderColumn = s.orderings.get(q.ordering)!;
   const dir = q.descending ? 'desc' : 'asc';
@@ -149,7 +156,7 @@ export function evaluate<R extends BaseRecord>(def: IndexDef<R>, s: Snapshot, q:
   // The snapshot's candidates in list order: every record (tested against the bits), or only the matches.
   let list = order;
   let test = bits;
-  if (bits !== null && matched <= s.n * FEW) {
+  if (bits !== null && matched <= s.n * few) {
     const rank = rankOf(order);
     const positions = new Uint32Array(matched);
     let m = 0;
