@@ -24,6 +24,39 @@ export interface Delta {
   vector: Vector | null;
 }
 
+/**
+ * The deltas since a snapshot, prepared once for every query evaluated over them (a function
+ * holds them between requests): what they replace in the snapshot, and the current vectors with
+ * their sort keys per ordering, computed on first use.
+ */
+export interface DeltaSet {
+  /** The snapshot's records that no delta replaced (`null`: every one). */
+  live: Uint32Array | null;
+  /** The vectors of the changed and added records (the last delta of each id). */
+  vectors: Vector[];
+  /** Their sort keys, by ordering and direction (`name/asc`). */
+  keys: Map<string, string[]>;
+}
+
+export function prepareDeltas(s: Snapshot, deltas: readonly Delta[]): DeltaSet {
+  const latest = new Map<string, Vector | null>();
+  for (const d of deltas) latest.set(d.id, d.vector);
+  let live: Uint32Array | null = null;
+  const vectors: Vector[] = [];
+  for (const [id, v] of latest) {
+    const i = numberOf(s, id);
+    if (i >= 0) {
+      if (!live) {
+        live = newBits(s.n).fill(0xffffffff);
+        if (s.n & 31) live[live.length - 1] = (1 << (s.n & 31)) - 1;
+      }
+      live[i >>> 5]! &= ~(1 << (i & 31));
+    }
+    if (v) vectors.push(v);
+  }
+  return { live, vectors, keys: new Map() };
+}
+
 export interface SnapshotPage {
   /** The page: ids with their sort keys (as cursors hold them), in list order. */
   entries: { id: string; sk: string }[];
@@ -78,7 +111,7 @@ function and(into: Bits | null, b: Bits): Bits {
 }
 
 /** The snapshot's records that satisfy every condition of `q` and no delta replaced (`null`: every record). */
-function snapshotMatches(s: Snapshot, q: IndexQuery, replaced: readonly number[]): Bits | null {
+function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): Bits | null {
   let bits: Bits | null = null;
   for (const [name, value] of Object.entries(q.equals)) {
     const d = s.filters.get(name);
@@ -99,14 +132,7 @@ function snapshotMatches(s: Snapshot, q: IndexQuery, replaced: readonly number[]
     if (col) for (let i = 0; i < s.n; i++) if (col[i]! >= least) b[i >>> 5]! |= 1 << (i & 31);
     bits = and(bits, b);
   }
-  if (replaced.length > 0) {
-    if (bits === null) {
-      bits = newBits(s.n).fill(0xffffffff);
-      if (s.n & 31) bits[bits.length - 1] = (1 << (s.n & 31)) - 1;
-    }
-    for (const i of replaced) bits[i >>> 5]! &= ~(1 << (i & 31));
-  }
-  return bits;
+  return live === null ? bits : and(bits, live);
 }
 
 /** The position of each record in an ordering's list order (built on first use). */
@@ -129,7 +155,7 @@ export function evaluate<R extends BaseRecord>(
   def: IndexDef<R>,
   s: Snapshot,
   q: IndexQuery,
-  deltas: readonly Delta[] = [],
+  deltas: DeltaSet | readonly Delta[] = [],
   /** Tests: the share of matches at most which they are put in order through the ranks (default FEW; 0: always walk, 1: always ranks). */
   few = FEW,
 ): SnapshotPage {
@@ -139,18 +165,17 @@ export function evaluate<R extends BaseRecord>(
   /** Negative when key a comes before key b in list order. */
   const cmp = (a: string, b: string) => (q.descending ? compareCodePoints(b, a) : compareCodePoints(a, b));
 
-  const latest = new Map<string, Vector | null>();
-  for (const d of deltas) latest.set(d.id, d.vector);
-  const replaced: number[] = [];
+  const set = Array.isArray(deltas) ? prepareDeltas(s, deltas as readonly Delta[]) : (deltas as DeltaSet);
+  const cacheKey = `${q.ordering}/${dir}`;
+  let keys = set.keys.get(cacheKey);
+  if (!keys) set.keys.set(cacheKey, (keys = set.vectors.map((v) => sortKey(ofVector(v), type, v.id, dir))));
   const added: { id: string; sk: string }[] = [];
-  for (const [id, v] of latest) {
-    const i = numberOf(s, id);
-    if (i >= 0) replaced.push(i);
-    if (v && matches(v, q)) added.push({ id, sk: sortKey(ofVector(v), type, id, dir) });
-  }
+  set.vectors.forEach((v, x) => {
+    if (matches(v, q)) added.push({ id: v.id, sk: keys[x]! });
+  });
   added.sort((a, b) => cmp(a.sk, b.sk));
 
-  const bits = snapshotMatches(s, q, replaced);
+  const bits = snapshotMatches(s, q, set.live);
   const matched = bits === null ? s.n : popcount(bits);
   const order = orderOf(col, q.descending);
   // The snapshot's candidates in list order: every record (tested against the bits), or only the matches.

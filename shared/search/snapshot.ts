@@ -216,8 +216,7 @@ interface Header {
   numbers: string[];
 }
 
-const writeDictionary = (w: ByteWriter, d: Dictionary) => {
-  w.strings(d.values);
+const writePostings = (w: ByteWriter, d: Dictionary) => {
   const lists: number[][] = [];
   for (let x = 0; x < d.values.length; x++) lists.push(Array.from(d.lists.recs.subarray(d.lists.offsets[x]!, d.lists.offsets[x + 1]!)));
   w.postings(lists);
@@ -231,8 +230,14 @@ const readDictionary = (r: ByteReader): Dictionary => {
 };
 
 /** The snapshot as bytes (not yet compressed): magic, version, header, sections. */
-export function encodeSnapshot(s: Snapshot): Uint8Array {
+export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uint8Array {
   const w = new ByteWriter();
+  let mark = 0;
+  /** Bytes written since the last section ended, added to `sections` under `name` (for the benchmark's breakdown). */
+  const section = (name: string) => {
+    sections?.set(name, (sections.get(name) ?? 0) + w.length - mark);
+    mark = w.length;
+  };
   for (const ch of MAGIC) w.u8(ch.charCodeAt(0));
   w.u32(SNAPSHOT_VERSION);
   const cols = [...s.orderings.values()];
@@ -245,19 +250,32 @@ export function encodeSnapshot(s: Snapshot): Uint8Array {
     numbers: [...s.numbers.keys()],
   };
   w.text(JSON.stringify(header));
+  section('header');
   w.text(s.ids);
+  section('ids');
   for (const c of cols) {
     if (c.nums) w.f64s(c.nums);
     else {
       w.strings(c.strs!.table);
       w.uints(c.strs!.index, c.strs!.table.length + 1);
     }
+    section(`ordering values`);
     w.uints(c.asc, s.n);
     w.bytes(c.groups);
+    section(`ordering permutations`);
   }
-  for (const d of s.filters.values()) writeDictionary(w, d);
+  for (const d of s.filters.values()) {
+    w.strings(d.values);
+    section(`filter values`);
+    writePostings(w, d);
+    section(`filter postings`);
+  }
   for (const x of s.numbers.values()) w.f64s(x);
-  writeDictionary(w, s.words);
+  section('range numbers');
+  w.strings(s.words.values);
+  section('words');
+  writePostings(w, s.words);
+  section('word postings');
   return w.done();
 }
 

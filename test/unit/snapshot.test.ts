@@ -14,7 +14,7 @@ import { animeIndex, HOME_ORDERING, type AnimeRecord } from '../../shared/db/ani
 import { vectorOf, vectorPage, type IndexQuery } from '../../shared/db/catalogue-index.js';
 import { sortKey } from '../../shared/db/sort-keys.js';
 import type { Cursor } from '../../shared/http/cursor.js';
-import { evaluate, type Delta } from '../../shared/search/evaluate.js';
+import { evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
 import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
 import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
 import { referenceList } from '../support/reference-list.js';
@@ -72,11 +72,12 @@ function indexQuery(q: Query, ordering: string, descending: boolean): Omit<Index
 /** Walks a query to the end and back with evaluate, checking each page against vectorPage over the current vectors; returns both walks' ids. */
 function walk(snapshot: ReturnType<typeof buildSnapshot>, deltas: Delta[], now: AnimeRecord[], base: Omit<IndexQuery, 'cursor'>) {
   const vectors = now.map((r) => vectorOf(animeIndex, r));
+  const prepared = prepareDeltas(snapshot, deltas);
   const page = (cursor: Cursor | null) => {
     const q = { ...base, cursor };
     const want = vectorPage(animeIndex, vectors, q);
-    // Both ways of putting the matches in order: walking the ordering, and through its ranks.
-    const [got, ranked] = [0, 1].map((few) => evaluate(animeIndex, snapshot, q, deltas, few));
+    // Both ways of putting the matches in order: walking the ordering, and through its ranks (with the deltas prepared once for the walk).
+    const [got, ranked] = [evaluate(animeIndex, snapshot, q, deltas, 0), evaluate(animeIndex, snapshot, q, prepared, 1)];
     for (const p of [got!, ranked!]) {
       expect({ entries: p.entries, next: p.next, previous: p.previous, count: p.count }, JSON.stringify(q)).toEqual({ entries: want.entries, next: want.next, previous: want.previous, count: want.matched });
     }
