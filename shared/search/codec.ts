@@ -9,6 +9,7 @@
 export const widthFor = (bound: number): number => (bound <= 0x100 ? 1 : bound <= 0x10000 ? 2 : bound <= 0x1000000 ? 3 : 4);
 
 const utf8 = new TextEncoder();
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export class ByteWriter {
@@ -65,11 +66,26 @@ export class ByteWriter {
     this.bytes(b);
   }
 
-  /** Strings: their count, each one's length in UTF-16 units, then their concatenation as UTF-8 (one decode on reading). */
+  /**
+   * Strings, front-coded: their count; for each, the UTF-16 units it shares with the one before
+   * (never splitting a surrogate pair) and the length of the rest; then every rest concatenated
+   * as UTF-8 (one decode on reading). Sorted tables share long prefixes (dates, keys).
+   */
   strings(values: readonly string[]): void {
     this.u32(values.length);
-    for (const v of values) this.varint(v.length);
-    this.text(values.join(''));
+    const rests: string[] = [];
+    let prev = '';
+    for (const v of values) {
+      let p = 0;
+      const max = Math.min(prev.length, v.length);
+      while (p < max && prev.charCodeAt(p) === v.charCodeAt(p)) p++;
+      if (p > 0 && p < v.length && isHighSurrogate(v.charCodeAt(p - 1))) p--;
+      this.varint(p);
+      this.varint(v.length - p);
+      rests.push(v.slice(p));
+      prev = v;
+    }
+    this.text(rests.join(''));
   }
 
   /** Unsigned integers below `bound`, each in widthFor(bound) bytes. */
@@ -163,13 +179,20 @@ export class ByteReader {
 
   strings(): string[] {
     const count = this.u32();
+    const shared = new Uint32Array(count);
     const lengths = new Uint32Array(count);
-    for (let i = 0; i < count; i++) lengths[i] = this.varint();
+    for (let i = 0; i < count; i++) {
+      shared[i] = this.varint();
+      lengths[i] = this.varint();
+    }
     const all = this.text();
     const out = new Array<string>(count);
     let from = 0;
+    let prev = '';
     for (let i = 0; i < count; i++) {
-      out[i] = all.slice(from, from + lengths[i]!);
+      if (shared[i]! > prev.length) throw new Error('snapshot: a string table does not add up');
+      const rest = all.slice(from, from + lengths[i]!);
+      prev = out[i] = shared[i] === 0 ? rest : prev.slice(0, shared[i]) + rest;
       from += lengths[i]!;
     }
     if (from !== all.length) throw new Error('snapshot: a string table does not add up');

@@ -1,9 +1,10 @@
 /**
  * Figures of the in-memory index's snapshot (shared/search; issue 19, docs/decisions.md I1–):
- * `npx tsx test/bench/snapshot.ts [--seed=1] [--today=YYYY-MM-DD] [--dir=/dev/shm/snapshot-bench] [--pages=3]`.
+ * `npx tsx test/bench/snapshot.ts [--seed=1] [--today=YYYY-MM-DD] [--dir=/dev/shm/snapshot-bench] [--pages=3] [--sets=anime,manga,…]`.
  *
  * The vectors of every record of the five listed kinds at MyAnimeList scale (catalogue-data.ts
- * `mal`: the records the bulk loader builds, in memory, nothing written; cached in `--dir`), and
+ * `mal`: the records the bulk loader builds, in memory, nothing written, with the numbers a
+ * rankings run would leave in the titles (rankingsNumbers); cached in `--dir`), and
  * the animes replicated ten times with new ids (300,000: the same words and values, so the word
  * table does not grow as a real catalogue's would). For each: the snapshot's bytes raw and
  * gzipped, the time to build, encode and gzip it; in a fresh process (node --expose-gc), the
@@ -27,6 +28,7 @@ import { mangaIndex } from '../../shared/db/mangas.js';
 import { newsIndex } from '../../shared/db/news.js';
 import { personIndex } from '../../shared/db/persons.js';
 import type { BaseRecord } from '../../shared/db/records.js';
+import { RANKING_MINIMUM } from '../../shared/db/titles.js';
 import { ID_LENGTH } from '../../shared/ids.js';
 import { evaluate, prepareDeltas, type Delta, type DeltaSet } from '../../shared/search/evaluate.js';
 import { buildSnapshot, decodeSnapshot, encodeSnapshot, packSnapshot, type Snapshot } from '../../shared/search/snapshot.js';
@@ -48,7 +50,7 @@ const msOf = (v: number) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 
 /** The vectors of each listed kind, from the cache in `dir` or computed (about a minute at `mal`). */
 async function vectors(dir: string, seed: number, today: string): Promise<Record<Listed, Vector[]>> {
-  const file = join(dir, `vectors-mal-${seed}-${today}.json`);
+  const file = join(dir, `vectors-mal-ranked-${seed}-${today}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<Listed, Vector[]>;
   const cat = catalogue({ scale: 'mal', seed, today });
   const out: Record<Listed, Vector[]> = { anime: [], manga: [], character: [], person: [], news: [] };
@@ -58,6 +60,7 @@ async function vectors(dir: string, seed: number, today: string): Promise<Record
   await loadCatalogue({
     cat,
     write: false,
+    adjust: (kind, i, record) => (kind === 'anime' || kind === 'manga' ? rankingsNumbers(record, cat.popularityWeight(kind, i), i) : record),
     onRecord: (kind: Kind, i: number, record: BaseRecord) => {
       if ((LISTED as readonly string[]).includes(kind)) out[kind as Listed][i] = vectorOf(INDEXES[kind as Listed], record);
     },
@@ -66,6 +69,19 @@ async function vectors(dir: string, seed: number, today: string): Promise<Record
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, JSON.stringify(out));
   return out;
+}
+
+/**
+ * The numbers a rankings run would have written into a title (its index orders by them): members
+ * from the generator's popularity weight (Zipf: ~3M for the most popular), favorites a fiftieth
+ * of them, a score with two decimals for five titles in six (between 4 and 9.5) from enough
+ * scorers to be ranked.
+ */
+function rankingsNumbers(r: BaseRecord, weight: number, i: number): BaseRecord {
+  const members = Math.max(1, Math.round(3_000_000 * weight));
+  const h = (i * 2654435761) >>> 0;
+  const score = i % 6 === 0 ? null : Math.round((4 + (h % 5500) / 1000) * 100) / 100;
+  return { ...r, members, favorites: Math.floor(members / 50), score, scored_by: score === null ? 0 : Math.max(RANKING_MINIMUM, Math.floor(members / 3)) } as BaseRecord;
 }
 
 /** The animes `times` times over, each copy with new ids (ids of shared/ids.ts's shape, from a hash). */
@@ -212,7 +228,8 @@ async function main(): Promise<void> {
   const sectionRows: string[][] = [];
   const evalRows: string[][] = [];
   const worstLines: string[] = [];
-  for (const set of sets) {
+  const only = arg('sets', '').split(',').filter(Boolean);
+  for (const set of sets.filter((x) => only.length === 0 || only.includes(x.name))) {
     const def = INDEXES[set.kind];
     const t0 = performance.now();
     const snap = buildSnapshot(def, set.vectors);

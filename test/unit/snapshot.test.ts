@@ -17,6 +17,7 @@ import type { Cursor } from '../../shared/http/cursor.js';
 import { evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
 import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
 import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
+import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
 import { referenceList } from '../support/reference-list.js';
 import { animeArb, FILTERS, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
 
@@ -167,6 +168,20 @@ describe('the in-memory index snapshot', () => {
     for (const t of ['shin', 'kyo', 'no', 'geki', '巨人', '撃の', 'の巨', 'マギカ', 'ギカ', '국어', '어', '2', 'ー', 'x']) {
       expect(words.some((w) => w.startsWith(t)), t).toBe(matchesTerms(sw, [t]));
     }
+  });
+
+  it('reads back any table of strings it front-codes, sorted or not, astral characters included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { maxLength: 40 }), fc.boolean(), (values, sort) => {
+        const table = sort ? [...values].sort() : values;
+        const w = new ByteWriter();
+        w.strings(table);
+        const r = new ByteReader(w.done());
+        expect(r.strings()).toEqual(table);
+        r.end();
+      }),
+      { numRuns: 300, seed: 19 },
+    );
   });
 
   it('refuses bytes of another version, of another index shape, and truncated bytes', () => {
