@@ -7,7 +7,8 @@
  * ordering, broken by id ascending, is broken by record number ascending. It holds:
  *  - ids: one ASCII string of n fixed-length ids (an id's number by binary search);
  *  - per ordering (stored and derived): each record's value (a float64 column, or a string
- *    table and an index per record), the records in ascending order (a permutation) and a bit
+ *    table and an index per record; values that all end with their record's id — the rank and
+ *    popularity orders — are stored without it), the records in ascending order (a permutation) and a bit
  *    per position that starts a group of equal encoded values. The ascending list is the
  *    ordering's ascending partition (sort-keys.ts); the descending list is the same groups in
  *    reverse (ties stay by id ascending), nulls last in both: one permutation serves both;
@@ -40,6 +41,8 @@ export interface OrderColumn {
   numeric: boolean;
   nums: Float64Array | null;
   strs: { table: string[]; index: Uint32Array } | null;
+  /** Every string value ends with its record's id (rank and popularity orders): the table holds them without it. */
+  idSuffix: boolean;
   /** Record numbers in ascending order (the ascending partition's order). */
   asc: Uint32Array;
   /** Bit i set: position i of `asc` starts a group of equal encoded values. */
@@ -85,17 +88,18 @@ export function numberOf(s: Snapshot, id: string): number {
   return -1;
 }
 
-export function valueAt(c: OrderColumn, i: number): OrderValue {
+export function valueAt(s: Snapshot, c: OrderColumn, i: number): OrderValue {
   if (c.nums) {
     const v = c.nums[i]!;
     return Number.isNaN(v) ? null : v;
   }
   const x = c.strs!.index[i]!;
-  return x === c.strs!.table.length ? null : c.strs!.table[x]!;
+  if (x === c.strs!.table.length) return null;
+  return c.idSuffix ? c.strs!.table[x]! + idAt(s, i) : c.strs!.table[x]!;
 }
 
 /** The sort key record `i` has in an ordering's partition (sort-keys.ts), as cursors hold it. */
-export const keyAt = (s: Snapshot, c: OrderColumn, i: number, descending: boolean): string => sortKey(valueAt(c, i), c.type, idAt(s, i), descending ? 'desc' : 'asc');
+export const keyAt = (s: Snapshot, c: OrderColumn, i: number, descending: boolean): string => sortKey(valueAt(s, c, i), c.type, idAt(s, i), descending ? 'desc' : 'asc');
 
 /** The records of an ordering in list order: ascending, or its groups reversed with nulls still last. */
 export function orderOf(c: OrderColumn, descending: boolean): Uint32Array {
@@ -182,12 +186,14 @@ export function buildSnapshot<R extends BaseRecord>(def: IndexDef<R>, vectors: r
     const values = sorted.map(ofVector);
     const numeric = values.every((v) => v === null || typeof v === 'number');
     if (!numeric && !values.every((v) => v === null || typeof v === 'string')) throw new Error(`${def.kind}: ordering ${name} mixes numbers and strings`);
-    const col: OrderColumn = { name, type, numeric, nums: null, strs: null, asc: new Uint32Array(0), groups: new Uint8Array(0), valued: 0 };
+    const idSuffix = !numeric && values.some((v) => v !== null) && values.every((v, i) => v === null || (v as string).endsWith(sorted[i]!.id));
+    const col: OrderColumn = { name, type, numeric, nums: null, strs: null, idSuffix, asc: new Uint32Array(0), groups: new Uint8Array(0), valued: 0 };
     if (numeric) col.nums = Float64Array.from(values, (v) => (v === null ? NaN : (v as number)));
     else {
-      const table = [...new Set(values.filter((v): v is string => v !== null))].sort();
+      const stored = values.map((v) => (v === null || !idSuffix ? v : (v as string).slice(0, -idLength)));
+      const table = [...new Set(stored.filter((v): v is string => v !== null))].sort();
       const at = new Map(table.map((v, x) => [v, x]));
-      col.strs = { table, index: Uint32Array.from(values, (v) => (v === null ? table.length : at.get(v as string)!)) };
+      col.strs = { table, index: Uint32Array.from(stored, (v) => (v === null ? table.length : at.get(v as string)!)) };
     }
     // The order of the ascending partition: by sort key, exactly as DynamoDB orders them.
     const keys = values.map((v, i) => sortKey(v, type, sorted[i]!.id, 'asc'));
@@ -211,7 +217,7 @@ interface Header {
   kind: string;
   n: number;
   idLength: number;
-  orderings: { name: string; type: OrderType; numeric: boolean; valued: number; table: number }[];
+  orderings: { name: string; type: OrderType; numeric: boolean; idSuffix: boolean; valued: number; table: number }[];
   filters: string[];
   numbers: string[];
 }
@@ -245,7 +251,7 @@ export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uin
     kind: s.kind,
     n: s.n,
     idLength: s.idLength,
-    orderings: cols.map((c) => ({ name: c.name, type: c.type, numeric: c.numeric, valued: c.valued, table: c.strs?.table.length ?? 0 })),
+    orderings: cols.map((c) => ({ name: c.name, type: c.type, numeric: c.numeric, idSuffix: c.idSuffix, valued: c.valued, table: c.strs?.table.length ?? 0 })),
     filters: [...s.filters.keys()],
     numbers: [...s.numbers.keys()],
   };
@@ -294,7 +300,7 @@ export function decodeSnapshot<R extends BaseRecord>(def: IndexDef<R>, bytes: Ui
   if (ids.length !== h.n * h.idLength) throw new Error('snapshot: the ids do not add up');
   const s: Snapshot = { version, kind: h.kind, n: h.n, idLength: h.idLength, ids, orderings: new Map(), filters: new Map(), numbers: new Map(), words: { values: [], lists: { offsets: new Uint32Array(1), recs: new Uint32Array(0) } } };
   for (const o of h.orderings) {
-    const col: OrderColumn = { name: o.name, type: o.type, numeric: o.numeric, nums: null, strs: null, asc: new Uint32Array(0), groups: new Uint8Array(0), valued: o.valued };
+    const col: OrderColumn = { name: o.name, type: o.type, numeric: o.numeric, nums: null, strs: null, idSuffix: o.idSuffix === true, asc: new Uint32Array(0), groups: new Uint8Array(0), valued: o.valued };
     if (o.numeric) col.nums = r.f64s(h.n);
     else {
       const table = r.strings();
