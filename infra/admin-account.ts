@@ -14,7 +14,7 @@ import { attachToLocal } from './local/attach.js';
 import { username as usernameField } from '../shared/domain/username-rules.js';
 import { commit } from '../shared/db/records.js';
 import { getUserByEmail, getUserByUsername } from '../shared/db/users.js';
-import { HttpError } from '../shared/http/problem.js';
+import { HttpError } from '../shared/problem.js';
 import { SERVICE } from './aws/config.js';
 
 /** A refusal to show as it is (no stack trace). */

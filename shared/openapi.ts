@@ -3,7 +3,7 @@
  * parameters, request bodies, responses (the pagination envelope for lists) and problem types.
  */
 import * as z from 'zod/mini';
-import { PROBLEMS, type ProblemType } from './http/problem.js';
+import { PROBLEMS, type ProblemType } from './problem.js';
 import { gatewayPath, needsAuthorizer, pathParamNames, type RouteDecl } from './http/route.js';
 import { pageQuerySchema } from './http/schemas.js';
 

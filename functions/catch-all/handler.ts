@@ -7,7 +7,7 @@
  */
 import { preflightHeaders } from '../../shared/http/cors.js';
 import { baseUrl, createRawHandler, problemResult } from '../../shared/http/observe.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { Router, type RoutePath } from '../../shared/http/router.js';
 import { PACKAGE_FILES } from '../../shared/package.js';
 import { importFromSources, readPackageJson } from '../../shared/package-file.js';

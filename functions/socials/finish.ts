@@ -35,7 +35,7 @@ import { getUser, getUserByEmail, getUserByUsername, isPendingRegistration, repl
 import { newId } from '../../shared/ids.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { accountInactive, HttpError, invalidQuery, notFound, serviceUnavailable, validationError } from '../../shared/http/problem.js';
+import { accountInactive, HttpError, invalidQuery, notFound, serviceUnavailable, validationError } from '../../shared/problem.js';
 import { logger } from '../../shared/log.js';
 import { codePoints, hasControlChars } from '../../shared/text.js';
 import { routes } from './routes.js';

@@ -6,7 +6,7 @@ import { authorizationRequest, providerMetadata, ProviderUnavailable, STATE_LIFE
 import { saveSocialState } from '../../shared/db/social.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { invalidQuery, notFound, serviceUnavailable } from '../../shared/http/problem.js';
+import { invalidQuery, notFound, serviceUnavailable } from '../../shared/problem.js';
 import { logger } from '../../shared/log.js';
 import { routes } from './routes.js';
 

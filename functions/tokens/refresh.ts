@@ -17,7 +17,7 @@ import { spendRefreshToken } from '../../shared/db/sessions.js';
 import { getAuthState } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { logger } from '../../shared/log.js';
 import { routes } from './routes.js';
 

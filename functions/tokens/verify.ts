@@ -9,7 +9,7 @@ import { refreshTokenState } from '../../shared/db/sessions.js';
 import { getAuthState } from '../../shared/db/users.js';
 import { createHandler, type ApiRequest, type Reply } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { routes } from './routes.js';
 
 export async function operation(req: ApiRequest<typeof routes.verify>): Promise<Reply> {

@@ -22,7 +22,7 @@ import { newAccount } from '../../shared/domain/accounts.js';
 import { commitAccount, mail } from '../../shared/http/accounts.js';
 import { createHandler, type Operation, type Reply } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { conflict, HttpError } from '../../shared/http/problem.js';
+import { conflict, HttpError } from '../../shared/problem.js';
 import { newId } from '../../shared/ids.js';
 import { routes } from './routes.js';
 

@@ -10,7 +10,7 @@ import { checkCredentials } from '../../shared/auth/credentials.js';
 import { now, recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { validationError } from '../../shared/http/problem.js';
+import { validationError } from '../../shared/problem.js';
 import { routes } from './routes.js';
 
 const resetEmail: Operation<typeof routes.reset_email> = async (req) => {

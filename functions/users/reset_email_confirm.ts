@@ -11,7 +11,7 @@ import { uidTokenBody } from '../../shared/domain/users.js';
 import { checkBody, commitAccount, mail, now, retrying, tokenUser } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { validationError } from '../../shared/http/problem.js';
+import { validationError } from '../../shared/problem.js';
 import { routes } from './routes.js';
 
 const confirm: Operation = (req) =>

@@ -21,7 +21,7 @@ import { newPasswordErrors, resetPasswordConfirmBody } from '../../shared/domain
 import { addErrors, checkBody, mail, now, retrying, tokenUser } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { HttpError, validationError } from '../../shared/http/problem.js';
+import { HttpError, validationError } from '../../shared/problem.js';
 import { routes } from './routes.js';
 
 /** 3: the registration replaced by the owner's account. */

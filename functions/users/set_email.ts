@@ -10,7 +10,7 @@ import { setEmailBody } from '../../shared/domain/users.js';
 import { checkBody, loadSelf, now, recordRequest } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { addError, validationError } from '../../shared/http/problem.js';
+import { addError, validationError } from '../../shared/problem.js';
 import { routes } from './routes.js';
 
 const setEmail: Operation = async (req) => {

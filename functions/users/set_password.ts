@@ -13,7 +13,7 @@ import { newPasswordErrors, setPasswordBody } from '../../shared/domain/users.js
 import { addErrors, checkBody, loadSelf, mail, now, retrying } from '../../shared/http/accounts.js';
 import { createHandler, type Operation } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { addError, validationError } from '../../shared/http/problem.js';
+import { addError, validationError } from '../../shared/problem.js';
 import { routes } from './routes.js';
 
 const setPassword: Operation = async (req) => {

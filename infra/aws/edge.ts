@@ -41,7 +41,7 @@ import { CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ROUTES } from '../../functions/registry.js';
 import { ORIGIN_HEADER } from '../../shared/http/edge.js';
-import { PROBLEMS } from '../../shared/http/problem.js';
+import { PROBLEMS } from '../../shared/problem.js';
 import type { Method, RouteDecl } from '../../shared/http/route.js';
 import { EDGE_LIMITS, EDGE_RETRY_AFTER, FUNCTION_ENV, SECRET_NAMES } from '../api-config.js';
 import { keepsData, SERVICE, type StageConfig } from './config.js';

@@ -6,10 +6,10 @@
  * body nor the timing tells whether an address has an account.
  */
 import { getUserByEmail, type StoredUser } from '../db/users.js';
-import { accountInactive, invalidCredentials } from '../http/problem.js';
+import { accountInactive, invalidCredentials } from '../problem.js';
 import { verifyPassword } from './passwords.js';
 
-export { accountInactive, invalidCredentials } from '../http/problem.js';
+export { accountInactive, invalidCredentials } from '../problem.js';
 
 /** The account whose e-mail and password these are: 401 invalid-credentials or account-inactive otherwise. */
 export async function checkCredentials(email: string, password: string): Promise<StoredUser> {

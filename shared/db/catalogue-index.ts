@@ -29,7 +29,7 @@
  * one strategy to the other between pages (the data changed) and still sees each record once.
  * The page's records are then read with one BatchGetItem: a first page costs at most 3 calls.
  */
-import type { Cursor } from '../http/cursor.js';
+import type { Cursor } from './sort-keys.js';
 import { canonicalJson } from '../json.js';
 import { matchesTerms, searchText, startsWordInsideRun, termNeedle } from '../text.js';
 import { getItems, queryAll, type Item, type ItemKey } from './batch.js';

@@ -6,7 +6,7 @@
  * Queries are made (default 1: the page may then be short, even empty, while `next` is set).
  * Backward pages with a filter read on until they find a record (see MAX_BACKWARD_READS).
  */
-import type { Cursor } from '../http/cursor.js';
+import type { Cursor } from './sort-keys.js';
 import { send, tableName } from './client.js';
 import { compareCodePoints } from './sort-keys.js';
 

@@ -13,7 +13,7 @@
  * record's values change, not when others pass it. `f` holds the values of the list's filters at
  * the run (`media_type`, `status`; a person's `category`), which a page's filter expression reads.
  */
-import type { Cursor } from '../http/cursor.js';
+import type { Cursor } from './sort-keys.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { queryIndexPage, type IndexFilter } from './index-query.js';

@@ -17,8 +17,8 @@
  * built as plans (createPlan, replacePlan, deletePlan, itemPlan) and committed together, so a
  * change that spans entities (a user and its profile, a state change and its e-mail) is atomic.
  */
-import type { Cursor } from '../http/cursor.js';
-import { conflict } from '../http/problem.js';
+import type { Cursor } from './sort-keys.js';
+import { conflict } from '../problem.js';
 import { searchText, termNeedle } from '../text.js';
 import { storableKey, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';

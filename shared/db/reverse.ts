@@ -32,7 +32,7 @@
  * same title, leaves no item that a later reconcile would not find (decision N4).
  */
 import { createHash } from 'node:crypto';
-import type { Cursor } from '../http/cursor.js';
+import type { Cursor } from './sort-keys.js';
 import { canonicalJson } from '../json.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { CASCADE_KEYS } from './cascades.js';

@@ -21,8 +21,8 @@
  * unnoticed. A list page is a Query of one ordering's entries from the cursor (`Limit`), so it
  * reads what it shows whatever the number of reviews; its `count` is the counts item's.
  */
-import type { Cursor } from '../http/cursor.js';
-import { notFound } from '../http/problem.js';
+import type { Cursor } from './sort-keys.js';
+import { notFound } from '../problem.js';
 import type { CountedReview, ReviewKindDef, ReviewRecord } from '../domain/reviews.js';
 import { REVIEW_LIST_ORDERINGS, reviewKindOf } from '../domain/reviews.js';
 import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';

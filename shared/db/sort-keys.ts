@@ -92,3 +92,16 @@ export function compareCodePoints(a: string, b: string): number {
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
+
+/**
+ * A position in an ordering (API.md §1.5): what a pagination cursor holds, signed and bound to its
+ * request by shared/http/cursor.ts.
+ */
+export interface Cursor {
+  /** `n`: records after `k` (towards the end of the list); `p`: records before `k`. */
+  d: 'n' | 'p';
+  /** Boundary: the index sort key of a record. */
+  k: string;
+  /** Whether the record at `k` itself is included. */
+  i?: true;
+}

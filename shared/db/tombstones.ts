@@ -13,7 +13,7 @@
  * read unit; the shards spread the reads of every catalogue page over several items (DynamoDB
  * serves about 3,000 strongly consistent reads per second of one item).
  */
-import { serviceUnavailable } from '../http/problem.js';
+import { serviceUnavailable } from '../problem.js';
 import type { Item, ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { grant, type KeyGrants } from './key-patterns.js';

@@ -28,7 +28,7 @@ import { CATALOGUE_STREAM, sizeKeyOfItem } from '../db/catalogue-stream.js';
 import { counterKeyOf, recordKeyOf } from '../db/records.js';
 import { sourceLinkItem, sourceLinkPlan, sourceLinks } from '../db/sources.js';
 import { titleWrite } from '../db/titles.js';
-import { HttpError } from '../http/problem.js';
+import { HttpError } from '../problem.js';
 import { ID_LENGTH } from '../ids.js';
 import { logger } from '../log.js';
 import { mapLimit } from '../concurrency.js';

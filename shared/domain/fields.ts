@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
+import { addError, fieldErrors, type FieldErrors } from '../problem.js';
 import { codePoints, hasControlChars, hasTextControlChars } from '../text.js';
 
 // zod/mini loads no messages of its own: the English ones, as the full zod has, for the issues

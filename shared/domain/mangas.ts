@@ -10,7 +10,7 @@ import type { LinkedTitles } from '../http/linked-titles.js';
 import * as z from 'zod/mini';
 import { mangaTitle, type MangaRecord } from '../db/mangas.js';
 import type { Relations } from '../db/titles.js';
-import { addError, fieldErrors } from '../http/problem.js';
+import { addError, fieldErrors } from '../problem.js';
 import { enumParam, idParam, scoreParam } from '../http/schemas.js';
 import { AuthorRole, CharacterRole, MangaMediaType, MangaStatus } from './enums.js';
 import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, required } from './fields.js';

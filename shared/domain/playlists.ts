@@ -10,7 +10,7 @@ import type { IndexDef } from '../db/catalogue-index.js';
 import { mangaTitle, type MangaRecord } from '../db/mangas.js';
 import type { BaseRecord } from '../db/records.js';
 import { derivedNumbers, SCORES, scoreKey, type TitleDef } from '../db/titles.js';
-import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
+import { addError, fieldErrors, type FieldErrors } from '../problem.js';
 import { animeCard, mangaCard } from './cards.js';
 import { AnimeListStatus, MangaListStatus, Priority, RepeatValue } from './enums.js';
 import { date, distinctList, id, line, oneOf, optional, optionalNullable, optionalText, required, text, url, writeSchemas, type FieldSpecs } from './fields.js';

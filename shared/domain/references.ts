@@ -7,7 +7,7 @@
 import { getItems, type Item } from '../db/batch.js';
 import { recordKeyOfKind, type Meaning } from '../db/records.js';
 import type { LinkCount } from '../db/titles.js';
-import { addError, fieldErrors, type FieldErrors } from '../http/problem.js';
+import { addError, fieldErrors, type FieldErrors } from '../problem.js';
 
 export interface Reference {
   /** Where the id is in the body (`genre_ids.1`). */

@@ -16,7 +16,7 @@ import {
   type ProducerRecord,
   type ThemeRecord,
 } from '../db/taxonomy.js';
-import { conflict } from '../http/problem.js';
+import { conflict } from '../problem.js';
 import { enumParam } from '../http/schemas.js';
 import { ProducerType } from './enums.js';
 import { date, line, oneOf, optionalNullable, optionalText, required, text, url } from './fields.js';

@@ -9,7 +9,7 @@ import type { Caller, Role } from '../auth/roles.js';
 import { grant, grants, type CrudGrants, type KeyPattern } from '../db/key-patterns.js';
 import type { BaseRecord, WritePlan } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
-import type { FieldErrors } from '../http/problem.js';
+import type { FieldErrors } from '../problem.js';
 import { TOMBSTONE_KEYS, TOMBSTONE_READS, type Deleted } from '../db/tombstones.js';
 import type { FieldSpecs } from './fields.js';
 import type { Reference, ReferenceCheck } from './references.js';

@@ -12,7 +12,7 @@ import { readSlots, SlotsMoved } from '../db/slots.js';
 import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { Contended } from '../db/errors.js';
-import { notFound, validationError } from '../http/problem.js';
+import { notFound, validationError } from '../problem.js';
 import { canonicalJson } from '../json.js';
 import { ChangedLink, GoneLink } from './references.js';
 import type { TitleResource } from './title-resource.js';

@@ -9,7 +9,7 @@ import { passwordProblems } from '../auth/passwords.js';
 import { ROLES } from '../auth/roles.js';
 import { Gender } from './enums.js';
 import { emailKey, users, type UserRecord } from '../db/users.js';
-import { fieldErrors } from '../http/problem.js';
+import { fieldErrors } from '../problem.js';
 import { booleanParam, enumParam } from '../http/schemas.js';
 import { email, MSG } from './fields.js';
 import type { Listing } from './resource.js';

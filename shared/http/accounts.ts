@@ -20,7 +20,7 @@ import { adminUserBody, adminUserPatchBody, deleteSelfBody, selfBody, selfPatchB
 import type { AccountRequest, QueuedEmail } from '../email/templates.js';
 import { checkBody, now, retrying, validBody } from './changes.js';
 import type { ApiRequest, Operation, Reply } from './handler.js';
-import { addError, HttpError, notFound, validationError, type FieldErrors } from './problem.js';
+import { addError, HttpError, notFound, validationError, type FieldErrors } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 export { addErrors, checkBody, now, retrying, validBody } from './changes.js';

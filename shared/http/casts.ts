@@ -19,7 +19,7 @@ import { voiceCount, voiceCountsKey, voiceCountWhileDeleting, voicePage } from '
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { notFound } from './problem.js';
+import { notFound } from '../problem.js';
 import { inShapeOrder } from './represent.js';
 
 type Rec = Record<string, unknown> & { id: string };

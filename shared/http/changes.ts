@@ -6,7 +6,7 @@
 import type * as z from 'zod/mini';
 import { StaleRecord } from '../db/records.js';
 import { issuesToErrors } from '../domain/fields.js';
-import { addError, fieldErrors, serviceUnavailable, validationError, type FieldErrors } from './problem.js';
+import { addError, fieldErrors, serviceUnavailable, validationError, type FieldErrors } from '../problem.js';
 
 export const now = () => new Date().toISOString();
 

@@ -22,7 +22,7 @@ import type { Listing, Resource } from '../domain/resource.js';
 import { newId } from '../ids.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { notFound, serviceUnavailable } from './problem.js';
+import { notFound, serviceUnavailable } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 type Op = Operation;

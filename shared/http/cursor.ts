@@ -7,16 +7,9 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { secretFromEnv } from '../secrets.js';
-import { invalidQuery } from './problem.js';
+import { invalidQuery } from '../problem.js';
+import type { Cursor } from '../db/sort-keys.js';
 
-export interface Cursor {
-  /** `n`: records after `k` (towards the end of the list); `p`: records before `k`. */
-  d: 'n' | 'p';
-  /** Boundary: the index sort key of a record. */
-  k: string;
-  /** Whether the record at `k` itself is included. */
-  i?: true;
-}
 
 const SIG_LENGTH = 32;
 

@@ -15,7 +15,7 @@ import { isIP } from 'node:net';
 import { logger } from '../log.js';
 import { secretFromEnv } from '../secrets.js';
 import type { ApiEvent } from './observe.js';
-import { forbidden } from './problem.js';
+import { forbidden } from '../problem.js';
 
 /** The header CloudFront adds to every origin request, with the secret as its value. */
 export const ORIGIN_HEADER = 'x-origin-verify';

@@ -27,10 +27,11 @@ import { hasRole, isRole, type Caller } from '../auth/roles.js';
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { authFromItem, authKeyOf } from '../db/users.js';
 import { issuesToErrors } from '../domain/fields.js';
-import { decodeCursor, queryBinding, type Cursor } from './cursor.js';
+import type { Cursor } from '../db/sort-keys.js';
+import { decodeCursor, queryBinding } from './cursor.js';
 import { formBody, isMultipartContentType, multipartLimits, type MultipartForm, type MultipartParser } from './multipart.js';
 import { baseUrl, lambdaLogging, observe, requestState, type ApiEvent, type ApiResult } from './observe.js';
-import { HttpError, invalidQuery, serviceUnavailable, validationError } from './problem.js';
+import { HttpError, invalidQuery, serviceUnavailable, validationError } from '../problem.js';
 import type { RequestLimits, requestLimits } from './rate-limiter.js';
 import { cacheControl, etagOf, noneMatch, projectFields } from './represent.js';
 import {

@@ -17,7 +17,7 @@ import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { notFound } from './problem.js';
+import { notFound } from '../problem.js';
 import { recordsOf } from './titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 

@@ -8,7 +8,7 @@
 import type { Busboy } from 'busboy';
 import Multipart from 'busboy/lib/types/multipart.js';
 import busboyUtils from 'busboy/lib/utils.js';
-import { HttpError } from './problem.js';
+import { HttpError } from '../problem.js';
 import { UploadedFile, type MultipartForm, type MultipartLimits } from './multipart.js';
 
 const malformed = (why: string) => new HttpError('malformed-request', `The multipart body cannot be parsed: ${why}.`);

@@ -17,7 +17,7 @@
  */
 import * as z from 'zod/mini';
 import { issuesToErrors, MSG } from '../domain/fields.js';
-import { addError, fieldErrors, validationError } from './problem.js';
+import { addError, fieldErrors, validationError } from '../problem.js';
 
 /** A file part as sent: its bytes (see MultipartLimits.fileBytes) and what the client said it is. */
 export class UploadedFile {

@@ -2,7 +2,7 @@
 import type { Stored } from '../db/records.js';
 import { getUserByUsername, userByUsernameFromItem, userByUsernameKey, type UserRecord } from '../db/users.js';
 import type { ApiRequest } from './handler.js';
-import { notFound } from './problem.js';
+import { notFound } from '../problem.js';
 
 /**
  * The active user a public view names (`{username}`, case-insensitive), read from its username

@@ -12,7 +12,7 @@ import { newId } from '../ids.js';
 import { logger } from '../log.js';
 import { corsHeaders } from './cors.js';
 import { clientAddress } from './edge.js';
-import { HttpError, problemBody, problemHeaders, serviceUnavailable } from './problem.js';
+import { HttpError, problemBody, problemHeaders, serviceUnavailable } from '../problem.js';
 import { lowerCaseHeaders } from './request.js';
 
 /** What the Lambda authorizer passes on (see functions/authorizer/handler.ts). */

@@ -1,5 +1,6 @@
 /** The pagination envelope of API.md §1.5 with absolute `next`/`previous` links. */
-import { encodeCursor, queryBinding, type Cursor } from './cursor.js';
+import type { Cursor } from '../db/sort-keys.js';
+import { encodeCursor, queryBinding } from './cursor.js';
 import type { ApiRequest, Reply } from './handler.js';
 
 export const DEFAULT_LIMIT = 25;

@@ -17,7 +17,7 @@ import { newId } from '../ids.js';
 import { checkBody, now, retrying, validBody } from './changes.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { addError, notFound, validationError } from './problem.js';
+import { addError, notFound, validationError } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 const userOf = (req: ApiRequest) => req.caller!.user_id;

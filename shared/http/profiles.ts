@@ -24,7 +24,7 @@ import { PROFILE_FIELDS, profileBodies, profileCreateBody, profileRecord, profil
 import { newId } from '../ids.js';
 import { checkBody, now, retrying, validBody } from './changes.js';
 import type { ApiRequest, Operation } from './handler.js';
-import { addError, HttpError, validationError } from './problem.js';
+import { addError, HttpError, validationError } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 export const profileView = (p: ProfileRecord): ProfileRecord => inShapeOrder(p, PROFILE_FIELDS);

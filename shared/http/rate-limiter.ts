@@ -20,7 +20,7 @@ import type { ItemKey } from '../db/batch.js';
 import { countRequest, rateCounterKey, uncountRequest } from '../db/rate-counters.js';
 import { logger } from '../log.js';
 import { requestState, type ApiEvent } from './observe.js';
-import { HttpError } from './problem.js';
+import { HttpError } from '../problem.js';
 import {
   clientKey,
   limitName,

@@ -28,7 +28,7 @@ import { HIGH_SCORE, PER_CALLER, SEEDS, type RecommendationKind } from '../domai
 import type { TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { notFound } from './problem.js';
+import { notFound } from '../problem.js';
 import { recordsOf, shapeKeys } from './titles.js';
 
 /** Items the operation named in its `prefetch` (read with the caller's auth state), else read now. */

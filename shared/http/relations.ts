@@ -13,7 +13,7 @@ import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { readRelation, type TitleDef } from '../db/titles.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { notFound } from './problem.js';
+import { notFound } from '../problem.js';
 
 export interface RelationListing<E extends { id: string }> {
   title: TitleDef<BaseRecord>;

@@ -1,7 +1,7 @@
 /** Representations: strong ETags from the body (§1.7), sparse fieldsets (§1.6), Cache-Control. */
 import { createHash } from 'node:crypto';
 import type { CachePolicy } from './route.js';
-import { preconditionFailed } from './problem.js';
+import { preconditionFailed } from '../problem.js';
 import type { EntityTags } from './request.js';
 
 /** The strong ETag of a representation: its JSON text, or the bytes of a body that is not JSON. */

@@ -2,7 +2,7 @@
  * Reading an API Gateway (HTTP API, payload 2.0) request: headers, body bytes, JSON bodies
  * (§1.2), query strings (§1.6: unknown, repeated and empty parameters are errors), entity tags.
  */
-import { addError, fieldErrors, HttpError, invalidQuery } from './problem.js';
+import { addError, fieldErrors, HttpError, invalidQuery } from '../problem.js';
 
 export const JSON_BODY_LIMIT = 1_048_576;
 export const MULTIPART_BODY_LIMIT = 3_145_728;

@@ -34,7 +34,7 @@ import { checkBody, now, retrying, validBody } from './changes.js';
 import { activeUserNamed } from './named-user.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { addError, forbidden, notFound, validationError } from './problem.js';
+import { addError, forbidden, notFound, validationError } from '../problem.js';
 import { checkIfMatch, recordEtag } from './represent.js';
 
 const paramsOf = (req: ApiRequest) => req.params as { id: string; id_2?: string };

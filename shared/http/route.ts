@@ -6,7 +6,7 @@
 import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
 import type { KeyGrants } from '../db/key-patterns.js';
-import type { ProblemType } from './problem.js';
+import type { ProblemType } from '../problem.js';
 import type { RateLimits } from './rate-limits.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -16,7 +16,7 @@ import { clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { addError, fieldErrors, invalidQuery, notFound } from './problem.js';
+import { addError, fieldErrors, invalidQuery, notFound } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
 
 const now = () => new Date().toISOString();

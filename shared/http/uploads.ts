@@ -17,7 +17,7 @@ import type { TitleResource } from '../domain/title-resource.js';
 import { newId } from '../ids.js';
 import { newPictureKey, storePicture } from '../storage/pictures.js';
 import type { Operation } from './handler.js';
-import { validationError } from './problem.js';
+import { validationError } from '../problem.js';
 import { inShapeOrder } from './represent.js';
 import { loadForChange, writeTitle } from '../domain/title-writes.js';
 

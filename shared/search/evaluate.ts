@@ -15,7 +15,7 @@
 import { matches, orderingOf, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
 import type { BaseRecord } from '../db/records.js';
 import { compareCodePoints, sortKey } from '../db/sort-keys.js';
-import type { Cursor } from '../http/cursor.js';
+import type { Cursor } from '../db/sort-keys.js';
 import { idAt, keyAt, numberOf, orderOf, type OrderColumn, type Snapshot } from './snapshot.js';
 
 /** A record changed since the snapshot: its vector now, or `null` when it was deleted. */

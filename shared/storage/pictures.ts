@@ -15,7 +15,7 @@
  */
 import { isUnavailable } from '../db/errors.js';
 import { IMAGE_TYPES, type JudgedImage } from '../domain/images.js';
-import { serviceUnavailable } from '../http/problem.js';
+import { serviceUnavailable } from '../problem.js';
 import { newId } from '../ids.js';
 
 /** Where every picture file lives in the bucket (the upload function may write only there). */

@@ -14,7 +14,7 @@ import { EDGE_LIMITS, EDGE_RETRY_AFTER, SECRET_NAMES } from '../../infra/api-con
 import { anonymousRequests, edgeCorsHeaders, edgeStackName, pathsPattern, rateLimitedBody, WAF_REGEX_MAX } from '../../infra/aws/edge.js';
 import { ENV } from '../../infra/aws/function.js';
 import { ORIGIN_HEADER, ORIGIN_SECRET_ENV, VIEWER_ADDRESS_HEADER } from '../../shared/http/edge.js';
-import { PROBLEMS } from '../../shared/http/problem.js';
+import { PROBLEMS } from '../../shared/problem.js';
 import { defineRoute, type Method } from '../../shared/http/route.js';
 import { asList, functionsOf, logicalIdOf, rootValue, synth, type Synthesized } from './synth.js';
 

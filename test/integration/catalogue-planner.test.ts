@@ -21,7 +21,7 @@ import { db } from '../../shared/db/sdk.js';
 import { counterKeyOf } from '../../shared/db/records.js';
 import { commitStaged } from '../../shared/db/staged.js';
 import { titleWrite, type TitleDef } from '../../shared/db/titles.js';
-import type { Cursor } from '../../shared/http/cursor.js';
+import type { Cursor } from '../../shared/db/sort-keys.js';
 import { newId } from '../../shared/ids.js';
 import { queryTerms } from '../../shared/text.js';
 import { referenceList } from '../support/reference-list.js';

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/engines.js';
 import { judgeImage } from '../../shared/domain/images.js';
-import { HttpError, problemHeaders } from '../../shared/http/problem.js';
+import { HttpError, problemHeaders } from '../../shared/problem.js';
 import { deleteStoredFile, storePicture } from '../../shared/storage/pictures.js';
 import { fixture } from '../support/images.js';
 

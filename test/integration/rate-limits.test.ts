@@ -11,7 +11,7 @@ import { db } from '../../shared/db/sdk.js';
 import { rateCounterKey, TTL_MARGIN } from '../../shared/db/rate-counters.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { windowAt } from '../../shared/http/rate-limits.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { invokeApi, signInRoute } from '../support/lambda.js';

@@ -23,12 +23,12 @@ import {
   type ListRequest,
 } from '../../shared/db/records.js';
 import type { IndexPage } from '../../shared/db/index-query.js';
-import type { Cursor } from '../../shared/http/cursor.js';
+import type { Cursor } from '../../shared/db/sort-keys.js';
 import { genreEntity, producerEntity, type GenreRecord, type ProducerRecord } from '../../shared/db/taxonomy.js';
 import type { OrderValue } from '../../shared/db/sort-keys.js';
 import { listOperation } from '../../shared/http/crud.js';
 import { createHandler } from '../../shared/http/handler.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { newId } from '../../shared/ids.js';
 import { queryTerms } from '../../shared/text.js';

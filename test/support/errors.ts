@@ -1,5 +1,5 @@
 /** The HttpError a call throws (fails the test when it throws nothing or something else). */
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 
 export function thrown(fn: () => unknown): HttpError {
   try {

@@ -4,8 +4,9 @@
  * (a local endpoint here).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, queryBinding, type Cursor } from '../../shared/http/cursor.js';
-import { HttpError } from '../../shared/http/problem.js';
+import type { Cursor } from '../../shared/db/sort-keys.js';
+import { decodeCursor, encodeCursor, queryBinding } from '../../shared/http/cursor.js';
+import { HttpError } from '../../shared/problem.js';
 import { useSecretsEndpoint } from '../support/secrets-endpoint.js';
 
 const secrets = useSecretsEndpoint();

@@ -14,7 +14,7 @@ import { pictureUploadBody } from '../../shared/domain/pictures.js';
 import { createHandler, type ApiEvent } from '../../shared/http/handler.js';
 import { formBody, isMultipartContentType, multipartLimits, UploadedFile, type MultipartForm } from '../../shared/http/multipart.js';
 import { parseMultipart } from '../../shared/http/multipart-parser.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { openApiDocument } from '../../shared/openapi.js';
 import { encodePng, fixture } from '../support/images.js';

@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { judgeImage } from '../../shared/domain/images.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import { deleteStoredFile, storePicture } from '../../shared/storage/pictures.js';
 import { fixture } from '../support/images.js';
 import { useS3Endpoint, type S3Failure } from '../support/s3-endpoint.js';

@@ -12,7 +12,7 @@ import { genreEntity } from '../../shared/db/taxonomy.js';
 import { issuesToErrors } from '../../shared/domain/fields.js';
 import { genres } from '../../shared/domain/taxonomy.js';
 import { listQuery } from '../../shared/http/crud-routes.js';
-import { addError, fieldErrors, problemBody, validationError } from '../../shared/http/problem.js';
+import { addError, fieldErrors, problemBody, validationError } from '../../shared/problem.js';
 import { parseSetting } from '../../shared/http/rate-limits.js';
 import { projectFields } from '../../shared/http/represent.js';
 import { lowerCaseHeaders, parseQuery } from '../../shared/http/request.js';

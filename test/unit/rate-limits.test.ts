@@ -13,7 +13,7 @@ import * as z from 'zod/mini';
 import { rateCounterKey, TTL_MARGIN } from '../../shared/db/rate-counters.js';
 import { createHandler, type ApiEvent, type AuthorizerContext, type Operation } from '../../shared/http/handler.js';
 import { requestLimits } from '../../shared/http/rate-limiter.js';
-import { HttpError } from '../../shared/http/problem.js';
+import { HttpError } from '../../shared/problem.js';
 import {
   clientKey,
   parseSetting,

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { animeIndex, HOME_ORDERING, type AnimeRecord } from '../../shared/db/animes.js';
 import { vectorOf, vectorPage, type IndexQuery } from '../../shared/db/catalogue-index.js';
 import { sortKey } from '../../shared/db/sort-keys.js';
-import type { Cursor } from '../../shared/http/cursor.js';
+import type { Cursor } from '../../shared/db/sort-keys.js';
 import { evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
 import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
 import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
