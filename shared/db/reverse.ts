@@ -29,7 +29,8 @@
  * asks for, whatever the order and number of the stream records that asked for it. The head
  * lists the state written last and, while a reconcile runs, the state it is writing (written
  * ahead, before any item): a reconcile that dies half-way, or runs beside another one of the
- * same title, leaves no item that a later reconcile would not find (decision N4).
+ * same title, leaves no item that a later reconcile would not find (decision N4); and only the
+ * state a finished reconcile left lets a later one skip an item as already there (Z6).
  */
 import { createHash } from 'node:crypto';
 import type { Cursor } from './sort-keys.js';
@@ -296,6 +297,11 @@ export async function reconcileReverse(
     const target = w ? [w] : [];
     const known = [...fan.states, ...own];
     const unfinished = own.length > 0 || fan.legacy.length > 0 || fan.listed.length > 1 || fan.ahead;
+    // What the items and counts hold for certain: the one state a finished reconcile left. A
+    // state recorded ahead (this call's, or that of a reconcile that died or runs beside this
+    // one) says only what may be there: its items may be missing, or deleted since by a
+    // reconcile overtaken meanwhile (decision Z6).
+    const settled = unfinished ? [] : known;
     if (!unfinished && fan.listed.join(' ') === target.join(' ')) return;
     let listed = fan.listed;
     try {
@@ -307,8 +313,8 @@ export async function reconcileReverse(
         listed = to;
         own.push(desired!);
       }
-      await writeDiff(known, fan.legacy, desired);
-      await reconcileCounts(id, known, desired);
+      await writeDiff(known, settled, fan.legacy, desired);
+      await reconcileCounts(id, known, settled, desired);
       await appearances(unfinished ? castOf([...known, desired]) : changedAppearances(known, desired));
       await commit(headPlan(kind, id, listed, target, []));
     } catch (err) {
@@ -324,20 +330,18 @@ export async function reconcileReverse(
 /** Every character of some state. */
 const castOf = (states: readonly (ReverseState | null)[]) => [...new Set(states.flatMap((s) => (s?.cast ?? []).map((c) => c.character)))];
 
-/** Puts the items `desired` asks for that may differ from what is stored; deletes those only older states asked for. */
-async function writeDiff(known: readonly ReverseState[], legacy: FanOut['legacy'], desired: ReverseState | null): Promise<void> {
-  const old = new Map<string, { pk: string; sk: string; hashes: Set<string> }>();
-  const note = (pk: string, sk: string, hash: string) => {
-    const k = keyOf(pk, sk);
-    (old.get(k) ?? old.set(k, { pk, sk, hashes: new Set() }).get(k)!).hashes.add(hash);
-  };
-  for (const s of known) for (const item of reverseItems(s).values()) note(String(item.pk), String(item.sk), itemHash(item));
-  for (const l of legacy) note(l.pk, l.sk, `legacy ${l.hash}`);
+/**
+ * Puts the items `desired` asks for that may differ from what is stored (an item is left alone
+ * only when the `settled` state has it as it is); deletes those only `known` states asked for.
+ */
+async function writeDiff(known: readonly ReverseState[], settled: readonly ReverseState[], legacy: FanOut['legacy'], desired: ReverseState | null): Promise<void> {
+  const old = new Map<string, { pk: string; sk: string }>();
+  for (const s of known) for (const item of reverseItems(s).values()) old.set(keyOf(String(item.pk), String(item.sk)), { pk: String(item.pk), sk: String(item.sk) });
+  for (const l of legacy) old.set(keyOf(l.pk, l.sk), { pk: l.pk, sk: l.sk });
+  const stored = new Map<string, string>();
+  for (const s of settled) for (const [k, item] of reverseItems(s)) stored.set(k, itemHash(item));
   const now = desired ? reverseItems(desired) : new Map<string, Item>();
-  const puts = [...now].filter(([k, item]) => {
-    const h = old.get(k)?.hashes;
-    return !(h && h.size === 1 && h.has(itemHash(item)));
-  });
+  const puts = [...now].filter(([k, item]) => stored.get(k) !== itemHash(item));
   const deletes = [...old].filter(([k]) => !now.has(k)).map(([, o]) => ({ pk: o.pk, sk: o.sk }));
   // Puts first: an item whose key moves (a renamed title's appearance, an item of a fan-out of
   // schema version 1) is never missing for a reader meanwhile, only there twice for a moment
@@ -378,15 +382,16 @@ interface Step {
  * Brings each voice actor's group of the title (VA) and their counts (VN, VC) to `desired`.
  * The group records what the counts hold of this title, so each change is one transaction:
  * the group (conditioned on what was read of it) and the increments it implies — redone from
- * a fresh read if the group changed meanwhile. A person is skipped when every state the
- * fan-out knows gives the same entries as `desired` (the group can only hold one of them).
+ * a fresh read if the group changed meanwhile. Every person some `known` state or `desired`
+ * names is read, but one whose entries in the `settled` state (what a finished reconcile left)
+ * are those of `desired`.
  */
-async function reconcileCounts(anime: string, known: readonly ReverseState[], desired: ReverseState | null): Promise<void> {
+async function reconcileCounts(anime: string, known: readonly ReverseState[], settled: readonly ReverseState[], desired: ReverseState | null): Promise<void> {
   const want = voiceGroups(desired);
-  const knownGroups = known.map(voiceGroups);
+  const held = settled.map(voiceGroups);
   const same = (a: readonly Entry[] | undefined, b: readonly Entry[] | undefined) => canonicalJson(a ?? []) === canonicalJson(b ?? []);
-  let persons = [...new Set([...want.keys(), ...knownGroups.flatMap((g) => [...g.keys()])])].filter(
-    (p) => knownGroups.length === 0 || knownGroups.some((g) => !same(g.get(p), want.get(p))),
+  let persons = [...new Set([...want.keys(), ...known.flatMap((s) => [...voiceGroups(s).keys()])])].filter(
+    (p) => held.length === 0 || held.some((g) => !same(g.get(p), want.get(p))),
   );
   for (let attempt = 1; persons.length > 0; attempt++) {
     const stored = await getItems(persons.map((p) => groupKey(p, anime)));

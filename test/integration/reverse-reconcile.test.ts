@@ -3,7 +3,8 @@
  * N3, N4), played here by the test (the server runs no consumer) so that each step is decided:
  * a redelivered or late stream record writes nothing and leaves the current state; a reconcile
  * that dies half-way — while writing items, or counts — leaves nothing a later reconcile of the
- * changed title does not remove; two reconciles of one title at once leave its latest state; and
+ * changed title does not remove, and one that dies just after recording its state ahead and is
+ * tried again writes every item and count of that state; two reconciles of one title at once leave its latest state; and
  * while a deletion waits for the consumer, voices/ leaves the deleted anime's and character's
  * entries out of its pages and of its exact count, each once. After each, the table agrees
  * with the recount (test/support/recount.ts: reverse items, groups, counts and fan-outs
@@ -104,6 +105,25 @@ describe('reconciling a title', () => {
     await patch(`/api/animes/${a.id}/`, { characters: cast(10, 25, 'supporting') });
     await reconcileSource('ANIME', a.id);
     await expectRecount();
+  });
+
+  it('a reconcile that dies after recording its state ahead, tried again with the title unchanged, writes every item and count', async () => {
+    // The fan-out's parts (BatchWriteItem 1), its head listing the state ahead (TransactWriteItems 1),
+    // then the items (BatchWriteItem 2…): the first batch of items fails. The record is delivered
+    // again with the title as it was: the state the head lists ahead is not yet written, so it is
+    // no evidence of what the items hold.
+    const a = await post('/api/animes/', { name: uniqueName('Ahead'), aired_from: '2012-01-01', characters: cast(0, 6), staff: staff(2) });
+    Object.assign(fault, { operation: 'BatchWriteItem', n: 2 });
+    await expect(reconcileSource('ANIME', a.id)).rejects.toThrow(/injected/);
+    await reconcileSource('ANIME', a.id);
+    await expectRecount();
+    // The same with the counts: the head ahead (1), the items, then the first counts transaction (2) fails.
+    const b = await post('/api/animes/', { name: uniqueName('Ahead counted'), characters: everyone(0, 30) });
+    Object.assign(fault, { operation: 'TransactWriteItems', n: 2 });
+    await expect(reconcileSource('ANIME', b.id)).rejects.toThrow(/injected/);
+    await reconcileSource('ANIME', b.id);
+    await expectRecount();
+    for (const p of persons) expect((await get(`/api/persons/${p.id}/voices/?limit=1`)).count).toBeGreaterThanOrEqual(30);
   });
 
   it('two reconciles of one title at once, the title changing between them, leave its latest state', async () => {
