@@ -24,7 +24,9 @@
  */
 import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import { countUpdates, indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { countUpdates, indexChange, vectorOf, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { deltaPlan } from './index-deltas.js';
+import { canonicalJson } from '../json.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
 import { slotCreatePlan, slotDeletePlan, type SlotState } from './slots.js';
@@ -223,6 +225,18 @@ export interface TitleChange<R> {
   slots?: SlotState;
   /** The record's private attributes after the change (absent: those it had, none for a creation). */
   priv?: Record<string, unknown>;
+  /**
+   * The kind's index head as read (index-deltas.ts readHead): when the record's vector changes,
+   * its delta goes in the main plan at the next number. Absent: no delta (bulk loads, which
+   * publish a snapshot instead).
+   */
+  deltaHead?: number;
+}
+
+/** Whether a write from `before` to `after` changes what the kind's index holds of the record. */
+export function changesIndex<R extends BaseRecord>(def: TitleDef<R>, before: R | null, after: R | null): boolean {
+  if (!before || !after) return before !== after;
+  return canonicalJson(vectorOf(def.index, before)) !== canonicalJson(vectorOf(def.index, after));
 }
 
 /**
@@ -279,6 +293,9 @@ export function titleWrite<R extends BaseRecord>(
       restItems.push(linkUpdate(link));
       restMeanings.push(link.meaning);
     }
+  }
+  if (change.deltaHead !== undefined && changesIndex(def, before?.record ?? null, after)) {
+    mainEntries.push(deltaPlan(entity.kind, change.deltaHead, id, after ? vectorOf(def.index, after) : null));
   }
   const index = indexChange(def.index, before?.record ?? null, after);
   for (const key of index.deletes) restItems.push(del(key));

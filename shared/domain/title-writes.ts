@@ -9,7 +9,8 @@ import { getItems } from '../db/batch.js';
 import { joinPlans, recordKeyOfKind, StaleRecord, type BaseRecord, type WritePlan } from '../db/records.js';
 import { commitStaged, finishJournal } from '../db/staged.js';
 import { readSlots, SlotsMoved } from '../db/slots.js';
-import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
+import { changesIndex, loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
+import { DeltaMoved, readHead } from '../db/index-deltas.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { Contended } from '../db/errors.js';
 import { notFound, validationError } from '../problem.js';
@@ -70,14 +71,16 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
     try {
       // Creations and deletions of a kind with random picks also move its slots (slots.ts).
       const slots = resource.title.random && (!change.before || !change.after) ? await readSlots(resource.title.entity.kind, !change.after) : undefined;
-      const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}) });
+      // A change of what the kind's index holds of the record carries its delta (index-deltas.ts).
+      const deltaHead = changesIndex(resource.title, change.before?.record ?? null, change.after) ? await readHead(resource.title.entity.kind) : undefined;
+      const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}), ...(deltaHead === undefined ? {} : { deltaHead }) });
       const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
       const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
       await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
       return;
     } catch (err) {
-      if (err instanceof SlotsMoved) {
-        // Concurrent creations of a kind take turns: wait a little, growing and jittered.
+      if (err instanceof SlotsMoved || err instanceof DeltaMoved) {
+        // Concurrent creations of a kind take turns (and so do writes of its index deltas): wait a little, growing and jittered.
         moved++;
         await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(moved, 6)));
         continue;
