@@ -19,6 +19,7 @@ import { characterTitle } from '../../shared/db/characters.js';
 import { personTitle } from '../../shared/db/persons.js';
 import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
 import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
+import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -37,6 +38,8 @@ export interface JobDecl {
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
   deletesFiles?: boolean;
+  /** The job writes the in-memory index's objects (the index bucket's name; get, put and delete under `index/`). */
+  indexObjects?: 'compact';
   /** What the job does to the table (as RouteDecl.keys: per partition-key pattern, the actions); its role may do nothing else. */
   keys: KeyGrants;
   /** The function's timeout in minutes (default 5; Lambda allows 15) and memory in MB (default 1024). */
@@ -58,6 +61,15 @@ const IMPORTED_TITLE_WRITES = grants(
 );
 
 export const JOBS: readonly JobDecl[] = [
+  {
+    name: 'index-compaction',
+    entry: 'functions/jobs/index-compaction.ts',
+    schedule: 'rate(10 minutes)',
+    description: "Folds each kind's index deltas into its next snapshot (between the stream trigger's compactions)",
+    localPeriodSeconds: 60,
+    indexObjects: 'compact',
+    keys: COMPACTION_KEYS,
+  },
   {
     name: 'outbox',
     entry: 'functions/jobs/outbox.ts',

@@ -9,6 +9,8 @@ import type { KeyGrants } from '../../shared/db/key-patterns.js';
 import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 import { EFFECT_KINDS, RELATION_KEYS } from '../../shared/db/reverse.js';
+import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
+import { INDEXED_KINDS } from '../../shared/domain/index-kinds.js';
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
@@ -36,6 +38,8 @@ export interface StreamConsumerDecl {
   retryAttempts: number;
   /** The consumer sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
+  /** The consumer writes the in-memory index's objects (the index bucket's name; get, put and delete under `index/`). */
+  indexObjects?: 'compact';
   /** The function's timeout (default DEFAULT_CONSUMER_TIMEOUT_SECONDS). */
   timeoutSeconds?: number;
   /**
@@ -85,6 +89,18 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     // A deleted genre's cleanup rewrites every anime that has it.
     timeoutSeconds: 900,
     keys: RELATION_KEYS,
+  },
+  {
+    name: 'index-compactor',
+    entry: 'functions/streams/index-compactor.ts',
+    description: "Folds a kind's index deltas into its next snapshot at every 256th delta",
+    // Index deltas only (`<KIND>#IX` / `D#<n>`); the pointer (`P`) is the compactor's own write.
+    filter: { events: ['INSERT'], keys: { pk: INDEXED_KINDS.map((k) => ({ equals: `${k}#IX` })), sk: { prefix: 'D#' } } },
+    batchSize: 100,
+    retryAttempts: 3,
+    timeoutSeconds: 300,
+    indexObjects: 'compact',
+    keys: COMPACTION_KEYS,
   },
 ];
 

@@ -4,7 +4,7 @@
  * delta per record write since, in one partition per kind:
  *
  *   delta    <KIND>#IX   D#<sequence, 12 digits>   { id, v: vector | null (deleted) }
- *   pointer  <KIND>#IX   P                         { version, seq, at }
+ *   pointer  <KIND>#IX   P                         { version, seq, name, at, previous? }
  *
  * **Deltas are numbered without gaps, in commit order.** A record's write reads the kind's head
  * (`readHead`: the last delta's number, or the pointer's when every delta is folded) and puts
@@ -30,6 +30,8 @@ import { writeItems, type Item, type ItemKey } from './batch.js';
 import { put, type WritePlan } from './records.js';
 
 export const indexPk = (kind: string) => `${kind}#IX`;
+/** The index partitions of `kinds` (grants). */
+export const indexKeys = (kinds: readonly string[]): string[] => kinds.map(indexPk);
 const SEQ_DIGITS = 12;
 const deltaSk = (seq: number) => `D#${String(seq).padStart(SEQ_DIGITS, '0')}`;
 const POINTER_SK = 'P';
@@ -42,12 +44,16 @@ export interface IndexDelta {
   vector: Vector | null;
 }
 
-/** The kind's current snapshot: its version and the last delta it folds. */
+/** The kind's current snapshot: its version, the last delta it folds and the name of its objects. */
 export interface IndexPointer {
   version: number;
   seq: number;
+  /** Its objects' name in the index bucket (`<version>-<id>`: two compactions never write the same objects). */
+  name: string;
   /** When it was published (ISO). */
   at: string;
+  /** The snapshot before it: what the next compaction deletes (its objects and the deltas up to its `seq`). */
+  previous?: { name: string; seq: number };
 }
 
 /** Another write of the kind took the delta number this one read: planned again. */
@@ -58,8 +64,11 @@ export class DeltaMoved extends Error {
   }
 }
 
-const pointerOf = (item: Item | undefined): IndexPointer | null =>
-  item ? { version: Number(item.version), seq: Number(item.seq), at: String(item.at) } : null;
+function pointerOf(item: Item | undefined): IndexPointer | null {
+  if (!item) return null;
+  const previous = item.previous as { name: string; seq: number } | undefined;
+  return { version: Number(item.version), seq: Number(item.seq), name: String(item.name), at: String(item.at), ...(previous ? { previous: { name: String(previous.name), seq: Number(previous.seq) } } : {}) };
+}
 const deltaOf = (item: Item): IndexDelta => ({ seq: Number(String(item.sk).slice(2)), id: String(item.id), vector: (item.v as Vector | null | undefined) ?? null });
 
 /**
@@ -139,7 +148,7 @@ export async function movePointer(kind: string, from: IndexPointer | null, to: I
     await send((c) =>
       new c.PutCommand({
         TableName: tableName(),
-        Item: { ...pointerKey(kind), version: to.version, seq: to.seq, at: to.at },
+        Item: { ...pointerKey(kind), ...to },
         ConditionExpression: from ? '#v = :v' : 'attribute_not_exists(pk)',
         ...(from ? { ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': from.version } } : {}),
       }),
@@ -150,9 +159,20 @@ export async function movePointer(kind: string, from: IndexPointer | null, to: I
   }
 }
 
-/** Deletes the deltas numbered `from` to `to` (folded into a snapshot that is no longer the newest but one). */
-export async function deleteDeltas(kind: string, from: number, to: number): Promise<void> {
-  const keys: ItemKey[] = [];
-  for (let seq = Math.max(1, from); seq <= to; seq++) keys.push({ pk: indexPk(kind), sk: deltaSk(seq) });
-  await writeItems([], keys);
+/** Deletes the deltas numbered up to `upTo` (folded into a snapshot that is no longer the newest). */
+export async function deleteDeltas(kind: string, upTo: number): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await send((c) =>
+      new c.QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':pk': indexPk(kind), ':first': deltaSk(0), ':last': deltaSk(upTo) },
+        ProjectionExpression: 'pk, sk',
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    await writeItems([], (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) })));
+    start = out.LastEvaluatedKey;
+  } while (start);
 }

@@ -29,13 +29,7 @@ import type { TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
-import { recordsOf, shapeKeys } from './titles.js';
-
-/** Items the operation named in its `prefetch` (read with the caller's auth state), else read now. */
-export async function readKnown(req: ApiRequest, keys: readonly ItemKey[]): Promise<(Item | null)[]> {
-  const known = keys.map((k) => req.prefetched(k));
-  return known.every((k) => k !== undefined) ? (known as (Item | null)[]) : getItems(keys);
-}
+import { readKnown, recordsOf, shapeKeys } from './titles.js';
 
 /** An entry of a recommendation list: its title, its key in the list's order, its votes. */
 export interface Recommended {

@@ -93,10 +93,10 @@ describe('index deltas', () => {
     await post();
     const head = await readHead('NEWS');
     const before = await readPointer('NEWS');
-    const next = { version: (before?.version ?? 0) + 1, seq: head, at: new Date().toISOString() };
+    const next = { version: (before?.version ?? 0) + 1, seq: head, name: 'test', at: new Date().toISOString() };
     await movePointer('NEWS', before, next);
     await expect(movePointer('NEWS', before, { ...next, version: next.version + 1 })).rejects.toBeInstanceOf(PointerMoved);
-    await deleteDeltas('NEWS', 1, head);
+    await deleteDeltas('NEWS', head);
     expect(await readDeltas('NEWS', 0)).toEqual({ deltas: [], pointer: next });
     expect(await readHead('NEWS')).toBe(head);
     const third = await post();

@@ -1,0 +1,95 @@
+/**
+ * A function's copy of the kinds' in-memory indexes (issue 19; docs/in-memory-index.md, decisions
+ * D1–): the snapshot it loaded and the deltas written since, kept between requests, brought up
+ * to date at every request with what was written since the last one.
+ *
+ * The first request of a kind in a function reads the pointer, loads the snapshot it names (one
+ * S3 GET; an empty index before the kind's first snapshot) and reads the deltas after it. Every
+ * later request reads the deltas after the last one it has (one strongly consistent Query,
+ * which also returns the pointer: a write that returned is among them, API.md §1.8). When the
+ * pointer moved, the new snapshot is loaded and the deltas it folded dropped: the deltas the
+ * function holds and those just read cover every number after the new pointer's, since a
+ * compaction deletes only what the snapshot before it folded (index-compaction.ts).
+ *
+ * Queries are evaluated over snapshot and deltas in memory (shared/search/evaluate.ts); what a
+ * page costs the table is that Query, then the page's records.
+ */
+import type { IndexDef, IndexQuery } from '../db/catalogue-index.js';
+import { readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
+import type { BaseRecord } from '../db/records.js';
+import { evaluate, prepareDeltas, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
+import { buildSnapshot, unpackSnapshot, type Snapshot } from '../search/snapshot.js';
+import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
+
+interface Held {
+  pointer: IndexPointer | null;
+  snapshot: Snapshot;
+  /** The deltas after the pointer's, in order; the last number read. */
+  deltas: IndexDelta[];
+  after: number;
+  /** The deltas prepared for evaluation (dropped when deltas are added). */
+  prepared: DeltaSet | null;
+}
+
+const held = new Map<string, Held>();
+
+/** The snapshot a pointer names (an empty one before the first). Null when its object is gone: a newer pointer exists. */
+async function snapshotOf<R extends BaseRecord>(def: IndexDef<R>, pointer: IndexPointer | null): Promise<Snapshot | null> {
+  if (!pointer) return buildSnapshot(def, []);
+  const gz = await getIndexObject(indexObjectKey(def.kind, pointer.name, 'snapshot'));
+  return gz ? unpackSnapshot(def, gz) : null;
+}
+
+/** A fresh copy: the current pointer's snapshot and the deltas after it. */
+async function load<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
+  for (let attempt = 1; ; attempt++) {
+    const pointer = await readPointer(def.kind);
+    const snapshot = await snapshotOf(def, pointer);
+    if (!snapshot) {
+      // Deleted by the compaction after the one that wrote it, between the two reads: read the pointer again.
+      if (attempt < 3) continue;
+      throw new Error(`${def.kind}: the index snapshot ${pointer!.name} is missing`);
+    }
+    const after = pointer?.seq ?? 0;
+    const { deltas } = await readDeltas(def.kind, after);
+    return { pointer, snapshot, deltas, after: deltas.at(-1)?.seq ?? after, prepared: null };
+  }
+}
+
+/** The kind's index as of now: the held copy brought up to date (see above). */
+async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
+  const h = held.get(def.kind);
+  if (!h) {
+    const fresh = await load(def);
+    held.set(def.kind, fresh);
+    return fresh;
+  }
+  const { deltas, pointer } = await readDeltas(def.kind, h.after);
+  const after = deltas.at(-1)?.seq ?? h.after;
+  if ((pointer?.version ?? 0) !== (h.pointer?.version ?? 0)) {
+    const snapshot = await snapshotOf(def, pointer);
+    const next: Held = snapshot
+      ? { pointer, snapshot, deltas: [...h.deltas, ...deltas].filter((d) => d.seq > pointer!.seq), after: Math.max(after, pointer!.seq), prepared: null }
+      : await load(def);
+    held.set(def.kind, next);
+    return next;
+  }
+  if (deltas.length > 0) {
+    h.deltas.push(...deltas);
+    h.after = after;
+    h.prepared = null;
+  }
+  return h;
+}
+
+/** A page of `q` over the kind's current index: the ids in list order with their sort keys, cursors, and how many match. */
+export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): Promise<SnapshotPage> {
+  const h = await current(def);
+  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
+  return evaluate(def, h.snapshot, q, h.prepared);
+}
+
+/** Tests: forget every held copy (a function starting afresh). */
+export function forgetIndexes(): void {
+  held.clear();
+}
