@@ -37,6 +37,12 @@ export interface JobDecl {
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
   deletesFiles?: boolean;
+  /**
+   * The job uses the in-memory index's objects (shared/storage/index-objects.ts): `read` loads
+   * snapshots (s3:GetObject under `index/`), `compact` also writes and deletes them (the
+   * compactor); either gets the index bucket's name (infra/aws/index-storage.ts).
+   */
+  index?: 'read' | 'compact';
   /** What the job does to the table (as RouteDecl.keys: per partition-key pattern, the actions); its role may do nothing else. */
   keys: KeyGrants;
   /** The function's timeout in minutes (default 5; Lambda allows 15) and memory in MB (default 1024). */
