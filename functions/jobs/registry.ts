@@ -38,8 +38,12 @@ export interface JobDecl {
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
   deletesFiles?: boolean;
-  /** The job writes the in-memory index's objects (the index bucket's name; get, put and delete under `index/`). */
-  indexObjects?: 'compact';
+  /**
+   * The job uses the in-memory index's objects (shared/storage/index-objects.ts): `read` loads
+   * snapshots (s3:GetObject under `index/`), `compact` also writes and deletes them (the
+   * compactor); either gets the index bucket's name (infra/aws/index-storage.ts).
+   */
+  index?: 'read' | 'compact';
   /** What the job does to the table (as RouteDecl.keys: per partition-key pattern, the actions); its role may do nothing else. */
   keys: KeyGrants;
   /** The function's timeout in minutes (default 5; Lambda allows 15) and memory in MB (default 1024). */
@@ -67,7 +71,7 @@ export const JOBS: readonly JobDecl[] = [
     schedule: 'rate(10 minutes)',
     description: "Folds each kind's index deltas into its next snapshot (between the stream trigger's compactions)",
     localPeriodSeconds: 60,
-    indexObjects: 'compact',
+    index: 'compact',
     keys: COMPACTION_KEYS,
   },
   {

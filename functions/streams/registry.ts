@@ -38,8 +38,8 @@ export interface StreamConsumerDecl {
   retryAttempts: number;
   /** The consumer sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
-  /** The consumer writes the in-memory index's objects (the index bucket's name; get, put and delete under `index/`). */
-  indexObjects?: 'compact';
+  /** The consumer uses the in-memory index's objects: as JobDecl.index (`read`: loads snapshots; `compact`: also writes and deletes them). */
+  index?: 'read' | 'compact';
   /** The function's timeout (default DEFAULT_CONSUMER_TIMEOUT_SECONDS). */
   timeoutSeconds?: number;
   /**
@@ -99,7 +99,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     batchSize: 100,
     retryAttempts: 3,
     timeoutSeconds: 300,
-    indexObjects: 'compact',
+    index: 'compact',
     keys: COMPACTION_KEYS,
   },
 ];

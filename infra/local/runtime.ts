@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
-import { ensureTable, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
+import { ensureTable, LOCAL_INDEX_BUCKET, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
 import { advanceStatuses } from '../../shared/domain/catalogue-import.js';
 import { migrateStore, type MigrateOptions, type MigrationReport } from '../../shared/domain/migrations.js';
 import { ensureCatalogueFile, ensureTableWithCatalogue, progressBar, type FileStartOptions, type FirstImport, type FirstStartOptions } from './first-start.js';
@@ -68,6 +68,11 @@ export function picturesEnvironment(s3Endpoint: string): Record<string, string> 
   return { [ENV.picturesBucket]: LOCAL_PICTURES_BUCKET, [ENV.picturesBaseUrl]: `${s3Endpoint}/${LOCAL_PICTURES_BUCKET}` };
 }
 
+/** Where the local functions keep the in-memory index's objects: the emulator's index bucket (never served). */
+export function indexEnvironment(): Record<string, string> {
+  return { [ENV.indexBucket]: LOCAL_INDEX_BUCKET };
+}
+
 /** The environment of every function, as the CDK app sets it on AWS (see infra/aws). */
 export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: string, table: string): Record<string, string> {
   return {
@@ -89,6 +94,7 @@ export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: stri
     [ENV.socialProviders]: process.env.SOCIAL_PROVIDERS ?? '',
     [ENV.socialSecrets]: SECRET_NAMES.social,
     ...picturesEnvironment(engines.env.AWS_ENDPOINT_URL_S3 ?? ''),
+    ...indexEnvironment(),
   };
 }
 

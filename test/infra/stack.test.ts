@@ -371,12 +371,13 @@ describe('table, secrets, storage', () => {
     });
   });
 
-  it('prod: deletion protection, retained; the bucket is kept too', () => {
+  it('prod: deletion protection, retained; the buckets are kept too', () => {
     const prod = synth({ context: { stage: 'prod', allowedOrigins: 'https://app.example.org' } });
     try {
       const root = prod.templates.get(prod.stack)!;
       root.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
-      root.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+      const buckets = Object.values(root.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>).filter((r) => r.Type === 'AWS::S3::Bucket');
+      expect(buckets.map((b) => b.DeletionPolicy)).toEqual(['Retain', 'Retain']);
       root.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
       expect(prod.stack.stackName).toBe('catalogue-api-prod');
       const list = functionsOf(prod).find((f) => f.component === ROUTES.find((r) => r.response.page)!.name)!;
@@ -410,14 +411,17 @@ describe('table, secrets, storage', () => {
   });
 
   it('the pictures bucket: no public access, TLS only, encrypted; emptied with the stack on dev only', () => {
-    const root = dev.templates.get(dev.stack)!;
-    root.hasResourceProperties('AWS::S3::Bucket', {
+    const bucketId = logicalIdOf(dev.stack.pictures.bucket);
+    const bucket = resourcesOf(dev, 'AWS::S3::Bucket').find((r) => r.logicalId === bucketId)!.properties;
+    expect(bucket).toMatchObject({
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
     });
-    const policy = JSON.stringify(resourcesOf(dev, 'AWS::S3::BucketPolicy')[0]!.properties);
-    expect(policy).toContain('aws:SecureTransport');
-    root.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+    const policy = resourcesOf(dev, 'AWS::S3::BucketPolicy').find((r) => r.properties.Bucket?.Ref === bucketId)!;
+    expect(JSON.stringify(policy.properties)).toContain('aws:SecureTransport');
+    // The pictures' and the index's (test/infra/index-storage.test.ts).
+    expect(resourcesOf(dev, 'Custom::S3AutoDeleteObjects').map((r) => r.properties.BucketName)).toContainEqual({ Ref: bucketId });
+    dev.templates.get(dev.stack)!.resourceCountIs('Custom::S3AutoDeleteObjects', 2);
   });
 
   it('SES identity only with mailFrom', () => {
