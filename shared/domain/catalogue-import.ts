@@ -23,7 +23,8 @@
 import { createHash } from 'node:crypto';
 import { animeEntity, animeIndex, animeTitle, type AnimeRecord } from '../db/animes.js';
 import { getItems, type BulkWriter, type Item } from '../db/batch.js';
-import { countAddedBy, readPostings } from '../db/catalogue-index.js';
+import { countAddedBy } from '../db/catalogue-index.js';
+import { indexIds } from './index-reader.js';
 import { CATALOGUE_STREAM, sizeKeyOfItem } from '../db/catalogue-stream.js';
 import { counterKeyOf, recordKeyOf } from '../db/records.js';
 import { sourceLinkItem, sourceLinkPlan, sourceLinks } from '../db/sources.js';
@@ -276,9 +277,8 @@ export type StatusSummary = Partial<Record<'moved' | 'failed', number>>;
 export async function advanceStatuses(opts: { now?: Date; concurrency?: number } = {}): Promise<StatusSummary> {
   const now = opts.now ?? new Date();
   const today = tokyoDate(now);
-  const [upcoming, airing] = await Promise.all([readPostings(animeIndex, 'status', 'upcoming'), readPostings(animeIndex, 'status', 'airing')]);
-  const due = [...upcoming.filter((v) => v.o.aired_from !== null && String(v.o.aired_from) <= today), ...airing].map((v) => v.id);
-  const items = await getItems(due.map((id) => recordKeyOf(animeEntity, id)));
+  const [upcoming, airing] = await Promise.all([indexIds(animeIndex, { status: 'upcoming' }), indexIds(animeIndex, { status: 'airing' })]);
+  const items = await getItems([...upcoming, ...airing].map((id) => recordKeyOf(animeEntity, id)));
   const moving = items.filter((i): i is Item => {
     const prov = provenanceOf(i?.priv as Record<string, unknown> | undefined);
     return prov !== null && statusChange(i!.rec as AnimeRecord, prov, today) !== null;

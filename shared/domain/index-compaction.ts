@@ -74,14 +74,23 @@ export async function loadVectors(kind: string, pointer: IndexPointer | null): P
  * Folds the kind's deltas into its next snapshot (see above). Without deltas and `patch`,
  * nothing is written unless `always` (a kind's first, empty snapshot).
  */
-export async function compactIndex<R extends BaseRecord>(def: IndexDef<R>, opts: { patch?: VectorPatch; always?: boolean } = {}): Promise<Compaction> {
+export async function compactIndex<R extends BaseRecord>(
+  def: IndexDef<R>,
+  opts: {
+    patch?: VectorPatch;
+    always?: boolean;
+    /** The kind's records' vectors where it has no snapshot yet (a store's migration, a bulk load); deltas since are applied over them. Ignored once it has one. */
+    base?: readonly Vector[];
+  } = {},
+): Promise<Compaction> {
   const started = Date.now();
   const kind = def.kind;
   const pointer = await readPointer(kind);
   const { deltas } = await readDeltas(kind, pointer?.seq ?? 0);
   const nothing: Compaction = { kind, version: null, records: 0, folded: 0, snapshotBytes: 0, vectorsBytes: 0, ms: 0 };
-  if (deltas.length === 0 && !opts.patch && !(opts.always && !pointer)) return { ...nothing, ms: Date.now() - started };
-  const vectors = await loadVectors(kind, pointer);
+  const first = !pointer && (opts.always || opts.base !== undefined);
+  if (deltas.length === 0 && !opts.patch && !first) return { ...nothing, ms: Date.now() - started };
+  const vectors = pointer ? await loadVectors(kind, pointer) : new Map((opts.base ?? []).map((v) => [v.id, v]));
   for (const d of deltas) {
     if (d.vector) vectors.set(d.id, d.vector);
     else vectors.delete(d.id);

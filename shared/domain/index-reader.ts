@@ -89,6 +89,15 @@ export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: Index
   return evaluate(def, h.snapshot, q, h.prepared);
 }
 
+/** The ids of every record of the kind with the values `equals` (jobs and consumers: a genre's animes, the airing animes), in the kind's list order. */
+export async function indexIds<R extends BaseRecord>(def: IndexDef<R>, equals: Readonly<Record<string, string>>): Promise<string[]> {
+  const h = await current(def);
+  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
+  const all = h.snapshot.n + h.prepared.vectors.length;
+  const page = evaluate(def, h.snapshot, { ordering: def.listOrder, descending: false, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
+  return page.entries.map((e) => e.id);
+}
+
 /** Tests: forget every held copy (a function starting afresh). */
 export function forgetIndexes(): void {
   held.clear();

@@ -2,7 +2,7 @@
  * The objects of the in-memory index (issue 19, docs/in-memory-index.md): each version of a
  * kind's snapshot is an object of the index bucket (INDEX_BUCKET; locally the S3 emulator's
  * bucket), with the vectors it was built from beside it, under
- * `index/<kind>/<version, 10 digits>/<snapshot|vectors>.gz` (docs/data-model.md "Index objects").
+ * `index/<kind>/<version, 10 digits>-<id>/<snapshot|vectors>.gz` (docs/data-model.md "Index objects").
  * The list functions read them (s3:GetObject under `index/`), the compactor writes and deletes
  * them; the pointer that says which version is current lives in the table.
  *
@@ -25,16 +25,23 @@ export const INDEX_PREFIX = 'index/';
 
 export type IndexObjectPart = 'snapshot' | 'vectors';
 
-/** The key of one part of a kind's version: `index/ANIME/0000000042/snapshot.gz`. */
-export function indexObjectKey(kind: string, version: number, part: IndexObjectPart): string {
+/**
+ * The key of one part of a kind's version: `index/ANIME/<name>/snapshot.gz`, the name being the
+ * version and an id of its own (`0000000042-<22 characters>`): two compactions that build the
+ * same version at once write different objects, and the pointer names the one that won
+ * (shared/domain/index-compaction.ts).
+ */
+export function indexObjectKey(kind: string, name: string, part: IndexObjectPart): string {
   if (!/^[A-Z]+$/.test(kind)) throw new Error(`index kind "${kind}" must match [A-Z]+`);
-  if (!Number.isSafeInteger(version) || version < 0 || version > 9_999_999_999) throw new Error(`index version ${version} must be an integer of at most 10 digits`);
+  if (!NAME.test(name)) throw new Error(`index version name "${name}" must be 10 digits, "-" and a 22-character id`);
   if (part !== 'snapshot' && part !== 'vectors') throw new Error(`index object part "${String(part)}" must be snapshot or vectors`);
-  return `${INDEX_PREFIX}${kind}/${String(version).padStart(10, '0')}/${part}.gz`;
+  return `${INDEX_PREFIX}${kind}/${name}/${part}.gz`;
 }
 
+const NAME = /^\d{10}-[A-Za-z0-9_-]{22}$/;
+
 /** Whether `key` is one indexObjectKey makes (the only keys the module touches). */
-export const isIndexObjectKey = (key: string): boolean => /^index\/[A-Z]+\/\d{10}\/(snapshot|vectors)\.gz$/.test(key);
+export const isIndexObjectKey = (key: string): boolean => /^index\/[A-Z]+\/\d{10}-[A-Za-z0-9_-]{22}\/(snapshot|vectors)\.gz$/.test(key);
 
 /** A put found its key taken: another writer has written (or is writing) that version. */
 export class IndexObjectExists extends Error {
