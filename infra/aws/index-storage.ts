@@ -12,8 +12,9 @@
  * - `compact`: s3:GetObject, s3:PutObject, s3:DeleteObject — the compactor (a job declared with
  *   `index: 'compact'`).
  * Both get s3:ListBucket on the bucket itself, without which S3 answers a GET of a missing key with
- * 403 AccessDenied instead of 404 NoSuchKey (getIndexObject's null; docs/decisions.md S3), and
- * INDEX_BUCKET in their environment. No other function has any permission on the bucket.
+ * 403 AccessDenied instead of 404 NoSuchKey (getIndexObject's null; docs/decisions.md, "The index
+ * bucket" S3), and INDEX_BUCKET in their environment. No other function has any permission on
+ * the bucket.
  */
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
@@ -75,8 +76,8 @@ export function indexObjectsStatement(actions: readonly IndexObjectAction[], buc
 
 /**
  * Listing the bucket, which holds nothing but index objects: only so that S3 answers a GET of a
- * missing key with 404 rather than 403 (docs/decisions.md S3). Whoever may get every index
- * object learns nothing more from their keys.
+ * missing key with 404 rather than 403 (docs/decisions.md, "The index bucket" S3). Whoever may
+ * get every index object learns nothing more from their keys.
  */
 export function indexBucketListStatement(bucketArn: string): PolicyStatement {
   return new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn] });

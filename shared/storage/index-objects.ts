@@ -9,7 +9,8 @@
  * A version is written once: a put carries `If-None-Match: *`, so S3 refuses to replace an
  * object that exists (IndexObjectExists), and a reader that loaded a version never finds other
  * bytes under its key. An object that does not exist reads as null (S3 answers 404 NoSuchKey to
- * a role that may list the bucket; infra/aws/index-storage.ts grants that, docs/decisions.md S3).
+ * a role that may list the bucket, which infra/aws/index-storage.ts grants: docs/decisions.md,
+ * "The index bucket" S3).
  *
  * Storage that is unavailable (network errors, throttling — SlowDown —, 5xx, RequestTimeout)
  * throws what shared/db/errors.ts isUnavailable recognises, as the database's outages do: a list
