@@ -76,7 +76,7 @@ export function indexObjectsStatement(actions: readonly IndexObjectAction[], buc
 
 /**
  * Listing the bucket, which holds nothing but index objects: only so that S3 answers a GET of a
- * missing key with 404 rather than 403 (docs/decisions.md, "The index bucket" S3). Whoever may
+ * missing key with 404 rather than 403 (docs/decisions.md, "The index bucket" J3). Whoever may
  * get every index object learns nothing more from their keys.
  */
 export function indexBucketListStatement(bucketArn: string): PolicyStatement {

@@ -24,9 +24,8 @@ import { deleteDeltas, indexKeys, movePointer, PointerMoved, readDeltas, readPoi
 import { grant } from '../db/key-patterns.js';
 import { INDEXED_KINDS } from './index-kinds.js';
 import type { BaseRecord } from '../db/records.js';
-import { newId } from '../ids.js';
 import { buildSnapshot, packSnapshot } from '../search/snapshot.js';
-import { deleteIndexObjects, getIndexObject, indexObjectKey, putIndexObject } from '../storage/index-objects.js';
+import { deleteIndexObjects, getIndexObject, indexObjectKey, indexVersionName, putIndexObject } from '../storage/index-objects.js';
 
 /** A kind's deltas are folded at every COMPACT_EVERY-th (the stream trigger), and by the scheduled job between. */
 export const COMPACT_EVERY = 256;
@@ -104,7 +103,7 @@ export async function compactIndex<R extends BaseRecord>(
   const snapshot = packSnapshot(buildSnapshot(def, all));
   const file = encodeVectors({ kind, seq, vectors: all });
   const version = (pointer?.version ?? 0) + 1;
-  const next: IndexPointer = { version, seq, name: `${String(version).padStart(10, '0')}-${newId()}`, at: new Date().toISOString(), ...(pointer ? { previous: { name: pointer.name, seq: pointer.seq } } : {}) };
+  const next: IndexPointer = { version, seq, name: indexVersionName(version), at: new Date().toISOString(), ...(pointer ? { previous: { name: pointer.name, seq: pointer.seq } } : {}) };
   const keys = [indexObjectKey(kind, next.name, 'snapshot'), indexObjectKey(kind, next.name, 'vectors')];
   await Promise.all([putIndexObject(keys[0]!, snapshot), putIndexObject(keys[1]!, file)]);
   try {

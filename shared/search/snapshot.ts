@@ -1,5 +1,5 @@
 /**
- * The snapshot of a kind's in-memory index (issue 19; docs/decisions.md I1–): what evaluating any
+ * The snapshot of a kind's in-memory index (issue 19; docs/decisions.md E1–): what evaluating any
  * filter, `q` and ordering of a catalogue list needs, for every record of the kind, built from
  * the records' vectors (catalogue-index.ts vectorOf) — never the records themselves.
  *

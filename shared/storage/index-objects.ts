@@ -10,7 +10,7 @@
  * object that exists (IndexObjectExists), and a reader that loaded a version never finds other
  * bytes under its key. An object that does not exist reads as null (S3 answers 404 NoSuchKey to
  * a role that may list the bucket, which infra/aws/index-storage.ts grants: docs/decisions.md,
- * "The index bucket" S3).
+ * "The index bucket" J3).
  *
  * Storage that is unavailable (network errors, throttling — SlowDown —, 5xx, RequestTimeout)
  * throws what shared/db/errors.ts isUnavailable recognises, as the database's outages do: a list
@@ -20,6 +20,7 @@
  * virtual-host style on AWS.
  */
 import { mapLimit } from '../concurrency.js';
+import { newId } from '../ids.js';
 
 /** Where every index object lives in the bucket (the functions' grants name only this prefix). */
 export const INDEX_PREFIX = 'index/';
@@ -40,6 +41,12 @@ export function indexObjectKey(kind: string, name: string, part: IndexObjectPart
 }
 
 const NAME = /^\d{10}-[A-Za-z0-9_-]{22}$/;
+
+/** A new name for version `version` of a kind's index (its objects' folder): the version, then a new id. */
+export function indexVersionName(version: number, id = newId()): string {
+  if (!Number.isSafeInteger(version) || version < 0 || version > 9_999_999_999) throw new Error(`index version ${version} must be an integer of at most 10 digits`);
+  return `${String(version).padStart(10, '0')}-${id}`;
+}
 
 /** Whether `key` is one indexObjectKey makes (the only keys the module touches). */
 export const isIndexObjectKey = (key: string): boolean => /^index\/[A-Z]+\/\d{10}-[A-Za-z0-9_-]{22}\/(snapshot|vectors)\.gz$/.test(key);

@@ -1,5 +1,5 @@
 /**
- * Figures of the in-memory index's snapshot (shared/search; issue 19, docs/decisions.md I1–):
+ * Figures of the in-memory index's snapshot (shared/search; issue 19, docs/decisions.md E1–):
  * `npx tsx test/bench/snapshot.ts [--seed=1] [--today=YYYY-MM-DD] [--dir=/dev/shm/snapshot-bench] [--pages=3] [--sets=anime,manga,…]`.
  *
  * The vectors of every record of the five listed kinds at MyAnimeList scale (catalogue-data.ts

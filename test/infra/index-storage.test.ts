@@ -4,7 +4,7 @@
  * distribution, incomplete uploads aborted), kept on prod and emptied with the stack on dev.
  * A function granted index reads — a route that `uses: ['index-read']`, a job with `index:
  * 'read'` — has exactly s3:GetObject on `<bucket>/index/*`, and s3:ListBucket on the bucket so
- * that a missing key is a 404 (docs/decisions.md, "The index bucket" S3); the compactor (`index:
+ * that a missing key is a 404 (docs/decisions.md, "The index bucket" J3); the compactor (`index:
  * 'compact'`) also puts and deletes there. Each gets INDEX_BUCKET; no other function has anything
  * of the bucket. cdk-nag stays clean with such declarations (no route or job declares them yet:
  * this file adds them).

@@ -9,13 +9,14 @@
 import { createServer } from 'node:net';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { isUnavailable } from '../../shared/db/errors.js';
-import { deleteIndexObjects, getIndexObject, IndexObjectExists, indexObjectKey, putIndexObject } from '../../shared/storage/index-objects.js';
+import { deleteIndexObjects, getIndexObject, IndexObjectExists, indexObjectKey, indexVersionName, putIndexObject } from '../../shared/storage/index-objects.js';
 import { useS3Endpoint, type S3Failure } from '../support/s3-endpoint.js';
 
 const s3 = useS3Endpoint();
 beforeEach(() => s3.reset());
 
-const KEY = 'index/ANIME/0000000007/snapshot.gz';
+const ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const KEY = `index/ANIME/0000000007-${ID}/snapshot.gz`;
 
 /** A port nothing listens on (connection refused). */
 async function closedPort(): Promise<number> {
@@ -28,23 +29,28 @@ async function closedPort(): Promise<number> {
 
 describe('indexObjectKey', () => {
   it('index/<kind>/<version, 10 digits>/<part>.gz', () => {
-    expect(indexObjectKey('ANIME', 42, 'snapshot')).toBe('index/ANIME/0000000042/snapshot.gz');
-    expect(indexObjectKey('MANGA', 0, 'vectors')).toBe('index/MANGA/0000000000/vectors.gz');
-    expect(indexObjectKey('PERSON', 9_999_999_999, 'snapshot')).toBe('index/PERSON/9999999999/snapshot.gz');
+    expect(indexObjectKey('ANIME', indexVersionName(42, ID), 'snapshot')).toBe(`index/ANIME/0000000042-${ID}/snapshot.gz`);
+    expect(indexObjectKey('MANGA', indexVersionName(0, ID), 'vectors')).toBe(`index/MANGA/0000000000-${ID}/vectors.gz`);
+    expect(indexObjectKey('PERSON', indexVersionName(9_999_999_999, ID), 'snapshot')).toBe(`index/PERSON/9999999999-${ID}/snapshot.gz`);
+    expect(indexVersionName(3)).toMatch(/^0000000003-[A-Za-z0-9_-]{22}$/);
+    expect(indexVersionName(3)).not.toBe(indexVersionName(3));
   });
 
   it('refuses a kind that is not [A-Z]+, a version that is not an integer of at most 10 digits, another part', () => {
     for (const kind of ['', 'anime', 'Anime', 'ANIME/..', 'AN IME', 'ANIME1', 'ÄNIME', '../ANIME']) {
-      expect(() => indexObjectKey(kind, 1, 'snapshot'), kind).toThrow(/must match \[A-Z\]\+/);
+      expect(() => indexObjectKey(kind, indexVersionName(1, ID), 'snapshot'), kind).toThrow(/must match \[A-Z\]\+/);
     }
     for (const version of [-1, 1.5, Number.NaN, Infinity, 10_000_000_000]) {
-      expect(() => indexObjectKey('ANIME', version, 'snapshot'), String(version)).toThrow(/at most 10 digits/);
+      expect(() => indexVersionName(version), String(version)).toThrow(/at most 10 digits/);
     }
-    expect(() => indexObjectKey('ANIME', 1, 'pointer' as never)).toThrow(/snapshot or vectors/);
+    for (const name of ['0000000001', '1-' + ID, `0000000001-${ID}x`, `0000000001-${ID.slice(1)}/`]) {
+      expect(() => indexObjectKey('ANIME', name, 'snapshot'), name).toThrow(/10 digits, "-" and a 22-character id/);
+    }
+    expect(() => indexObjectKey('ANIME', indexVersionName(1, ID), 'pointer' as never)).toThrow(/snapshot or vectors/);
   });
 
   it('the calls refuse any other key before sending anything (the roles may touch only index/)', async () => {
-    for (const key of ['pictures/p/x.png', 'index/anime/0000000001/snapshot.gz', 'index/ANIME/1/snapshot.gz', 'index/ANIME/0000000001/other.gz', `${KEY}/..`]) {
+    for (const key of ['pictures/p/x.png', `index/anime/0000000001-${ID}/snapshot.gz`, 'index/ANIME/0000000001/snapshot.gz', `index/ANIME/1-${ID}/snapshot.gz`, `index/ANIME/0000000001-${ID}/other.gz`, `${KEY}/..`]) {
       await expect(putIndexObject(key, new Uint8Array(1)), key).rejects.toThrow(/not an index object key/);
       await expect(getIndexObject(key), key).rejects.toThrow(/not an index object key/);
       await expect(deleteIndexObjects([KEY, key]), key).rejects.toThrow(/not an index object key/);
@@ -87,7 +93,7 @@ describe('the calls', () => {
   });
 
   it('deleteIndexObjects deletes each key', async () => {
-    const keys = Array.from({ length: 20 }, (_, v) => indexObjectKey('NEWS', v, v % 2 ? 'vectors' : 'snapshot'));
+    const keys = Array.from({ length: 20 }, (_, v) => indexObjectKey('NEWS', indexVersionName(v, ID), v % 2 ? 'vectors' : 'snapshot'));
     await deleteIndexObjects(keys);
     expect(s3.requests.map((r) => `${r.method} ${r.bucket}/${r.key}`).sort()).toEqual(keys.map((k) => `DELETE unit-test-index/${k}`).sort());
     await deleteIndexObjects([]);
