@@ -20,6 +20,7 @@ import { personTitle } from '../../shared/db/persons.js';
 import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
 import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
 import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -95,6 +96,8 @@ export const JOBS: readonly JobDecl[] = [
     deletesFiles: true,
     // Reads the pending entries and deletes each account as an account deletion does, without
     // e-mail; reads the files due for removal and deletes their items.
+    // Account deletions read the news index (articles by the account).
+    index: 'read',
     keys: grants(grant(PENDING_KEYS, 'Query'), ACCOUNT_DELETION, grant(FILE_KEYS, 'Query', 'DeleteItem')),
   },
   {
@@ -114,9 +117,10 @@ export const JOBS: readonly JobDecl[] = [
     entry: 'functions/jobs/airing-status.ts',
     schedule: 'rate(1 hour)',
     description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
-    // Reads the index's status posting lists and the records that may move; writes as a title
-    // write (never a creation or deletion: no slots).
-    keys: IMPORTED_TITLE_WRITES,
+    // Reads the anime index (the upcoming and airing animes) and the records that may move;
+    // writes as a title write (never a creation or deletion: no slots).
+    index: 'read',
+    keys: grants(IMPORTED_TITLE_WRITES, indexReads('ANIME')),
   },
   {
     name: 'rankings',

@@ -6,6 +6,7 @@ import { entityKeys } from '../../shared/db/records.js';
 import { producerEntity } from '../../shared/db/taxonomy.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { producerAnimeRead, producerAnimesQuery } from '../../shared/domain/linked-animes.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 import { defineRoute } from '../../shared/http/route.js';
 
 export const route = defineRoute({
@@ -13,5 +14,6 @@ export const route = defineRoute({
   summary: 'List the animes crediting a producer', query: producerAnimesQuery,
   response: { status: 200, schema: producerAnimeRead, page: true, fields: Object.keys(producerAnimeRead.shape) }, errors: ['not-found'],
   // The producer (404), the posting lists of its animes and their records, the tombstones.
-  keys: grants(grant(entityKeys(producerEntity), 'BatchGetItem'), grant(titleKeys(animeTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS),
+  keys: grants(grant(entityKeys(producerEntity), 'BatchGetItem'), grant(titleKeys(animeTitle), 'BatchGetItem'), indexReads('ANIME'), TOMBSTONE_READS),
+  uses: ['index-read'],
 });

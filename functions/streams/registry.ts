@@ -88,6 +88,8 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     retryAttempts: 5,
     // A deleted genre's cleanup rewrites every anime that has it.
     timeoutSeconds: 900,
+    // A deleted record's referrers are found in the titles' indexes.
+    index: 'read',
     keys: RELATION_KEYS,
   },
   {

@@ -275,6 +275,7 @@ export class CatalogueStack extends Stack {
       environment: { [ENV.baseUrl]: baseUrl },
       logRemovalPolicy,
       mail: this.mail,
+      index: this.index,
     });
 
     new CfnOutput(this, 'ApiUrl', {

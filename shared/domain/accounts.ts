@@ -11,8 +11,8 @@ import { grant, grants, type KeyGrants } from '../db/key-patterns.js';
 import { blankProfile, createProfilePlan, deleteProfilePlan, getProfileOfUser, PROFILE_WRITES, replaceProfilePlan, type ProfileRecord } from '../db/profiles.js';
 import type { WritePlan } from '../db/records.js';
 import { SOCIAL_UNLINKS, socialLinksOfUser, unlinkPlans } from '../db/social.js';
-import { indexIds } from './index-reader.js';
-import { AUTHOR_POSTING_KEYS, newsIndex } from '../db/news.js';
+import { indexIds, indexReads } from './index-reader.js';
+import { newsIndex } from '../db/news.js';
 import { TOMBSTONE_KEYS, tombstonePlan } from '../db/tombstones.js';
 import { getItems } from '../db/batch.js';
 import { REVIEW_COUNT_KEYS, reviewCountKey, reviewCountOf } from '../db/review-counts.js';
@@ -196,7 +196,7 @@ export const ACCOUNT_DELETION: KeyGrants = grants(
   USER_WRITES.delete,
   PROFILE_WRITES.delete,
   SOCIAL_UNLINKS,
-  grant(AUTHOR_POSTING_KEYS, 'Query'),
+  indexReads('NEWS'),
   grant(REVIEW_COUNT_KEYS, 'BatchGetItem'),
   grant(TOMBSTONE_KEYS, 'UpdateItem'),
 );

@@ -23,7 +23,8 @@
 import { createHash } from 'node:crypto';
 import { animeEntity, animeIndex, animeTitle, type AnimeRecord } from '../db/animes.js';
 import { getItems, type BulkWriter, type Item } from '../db/batch.js';
-import { countAddedBy } from '../db/catalogue-index.js';
+import { countAddedBy, vectorOf, type Vector } from '../db/catalogue-index.js';
+import { compactIndex } from './index-compaction.js';
 import { indexIds } from './index-reader.js';
 import { CATALOGUE_STREAM, sizeKeyOfItem } from '../db/catalogue-stream.js';
 import { counterKeyOf, recordKeyOf } from '../db/records.js';
@@ -226,6 +227,7 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
   const counts = new Map<string, Item>();
   const counted = (pk: string) => CATALOGUE_STREAM.prefixes.some((p) => pk.startsWith(p));
   const start = writer.written;
+  const vectors: Vector[] = [];
   let count = 0;
   for (const [i, t] of titles.entries()) {
     let name = '';
@@ -256,11 +258,14 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
       } else throw new Error(`${t.key}: a creation's plan holds ${JSON.stringify(Object.keys(op))}`);
     }
     await writer.put(sourceLinkItem(SOURCE, t.key, created.record.id));
+    vectors.push(vectorOf(animeIndex, created.record));
     opts.onProgress?.(i + 1);
   }
   for (const size of [...sizes.values(), ...counts.values()]) await writer.put(size);
   await writer.put({ ...counter, n: count });
   await writer.drain();
+  // The animes' index: its first snapshot, from their vectors (no deltas: the writes carried none).
+  await compactIndex(animeIndex, { base: vectors });
   return writer.written - start;
 }
 

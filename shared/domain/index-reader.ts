@@ -15,11 +15,15 @@
  * page costs the table is that Query, then the page's records.
  */
 import type { IndexDef, IndexQuery } from '../db/catalogue-index.js';
-import { readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
+import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
+import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
 import { evaluate, prepareDeltas, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
 import { buildSnapshot, unpackSnapshot, type Snapshot } from '../search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
+
+/** What reading the indexes of `kinds` does to the table: their pointers (GetItem) and deltas (Query). Its function also loads their snapshots (`index-read`, `index: 'read'`). */
+export const indexReads = (...kinds: string[]): KeyGrants => grant(indexKeys(kinds), 'GetItem', 'Query');
 
 interface Held {
   pointer: IndexPointer | null;
