@@ -98,7 +98,8 @@ export async function indexIds<R extends BaseRecord>(def: IndexDef<R>, equals: R
   const h = await current(def);
   h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
   const all = h.snapshot.n + h.prepared.vectors.length;
-  const page = evaluate(def, h.snapshot, { ordering: def.listOrder, descending: false, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
+  const descending = def.listOrder.startsWith('-');
+  const page = evaluate(def, h.snapshot, { ordering: def.listOrder.replace(/^-/, ''), descending, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
   return page.entries.map((e) => e.id);
 }
 
