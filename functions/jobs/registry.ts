@@ -129,12 +129,14 @@ export const JOBS: readonly JobDecl[] = [
     description: 'Computes rank and popularity of animes and mangas, favorites and members of characters, favorites of persons, and the top lists',
     timeoutMinutes: 15,
     // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
-    // index (Query); writes their numbers as a title write does (record and index items, no
-    // linked record changes), the titles' positions, its lease, state and top lists (the
-    // changed entries put and deleted with BatchWriteItem, 25 per call). No tombstones, no
-    // accounts, no linked taxonomy records.
+    // vectors (their indexes: pointer, deltas, the vectors object); writes their numbers as a
+    // title write does (record, delta and index items, no linked record changes), the titles'
+    // positions, its lease, state and top lists (the changed entries put and deleted with
+    // BatchWriteItem, 25 per call). No tombstones, no accounts, no linked taxonomy records.
+    index: 'read',
     keys: grants(
       grant([titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle)], 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      indexReads('CHARACTER', 'PERSON'),
       RANKINGS_JOB_KEYS,
     ),
   },

@@ -61,11 +61,19 @@ export interface Compaction {
 export const encodeVectors = (file: VectorsFile): Uint8Array => new Uint8Array(gzipSync(JSON.stringify(file)));
 const decodeVectors = (gz: Uint8Array): VectorsFile => JSON.parse(gunzipSync(gz).toString('utf8')) as VectorsFile;
 
+/** The vectors object a pointer names is gone: a newer pointer exists (its compaction's successor deleted it). */
+export class MissingVectors extends Error {
+  constructor(kind: string, pointer: IndexPointer) {
+    super(`${kind}: the vectors of index version ${pointer.version} (${pointer.name}) are missing`);
+    this.name = 'MissingVectors';
+  }
+}
+
 /** The vectors a pointer's snapshot holds (an empty kind without one), by id. */
 export async function loadVectors(kind: string, pointer: IndexPointer | null): Promise<Map<string, Vector>> {
   if (!pointer) return new Map();
   const gz = await getIndexObject(indexObjectKey(kind, pointer.name, 'vectors'));
-  if (!gz) throw new Error(`${kind}: the vectors of index version ${pointer.version} (${pointer.name}) are missing`);
+  if (!gz) throw new MissingVectors(kind, pointer);
   return new Map(decodeVectors(gz).vectors.map((v) => [v.id, v]));
 }
 

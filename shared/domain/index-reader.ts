@@ -14,7 +14,8 @@
  * Queries are evaluated over snapshot and deltas in memory (shared/search/evaluate.ts); what a
  * page costs the table is that Query, then the page's records.
  */
-import type { IndexDef, IndexQuery } from '../db/catalogue-index.js';
+import type { IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
+import { loadVectors, MissingVectors } from './index-compaction.js';
 import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
 import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
@@ -101,6 +102,30 @@ export async function indexIds<R extends BaseRecord>(def: IndexDef<R>, equals: R
   const descending = def.listOrder.startsWith('-');
   const page = evaluate(def, h.snapshot, { ordering: def.listOrder.replace(/^-/, ''), descending, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
   return page.entries.map((e) => e.id);
+}
+
+/**
+ * Every record's vector of the kind now (jobs: the rankings read the characters' and persons'
+ * numbers): the compactor's vectors object of the current snapshot (one S3 GET), with the
+ * deltas after it applied. Not kept between calls.
+ */
+export async function indexVectors<R extends BaseRecord>(def: IndexDef<R>): Promise<Map<string, Vector>> {
+  for (let attempt = 1; ; attempt++) {
+    const pointer = await readPointer(def.kind);
+    let vectors: Map<string, Vector>;
+    try {
+      vectors = await loadVectors(def.kind, pointer);
+    } catch (err) {
+      // Deleted by the compaction after the next one, between the two reads: read the pointer again.
+      if (!(err instanceof MissingVectors) || attempt >= 3) throw err;
+      continue;
+    }
+    for (const d of (await readDeltas(def.kind, pointer?.seq ?? 0)).deltas) {
+      if (d.vector) vectors.set(d.id, d.vector);
+      else vectors.delete(d.id);
+    }
+    return vectors;
+  }
 }
 
 /** Tests: forget every held copy (a function starting afresh). */

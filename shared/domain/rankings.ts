@@ -6,7 +6,7 @@
  *  2. Read: every anime and manga (their slots, then each title's partition: the record with its
  *     counters, the cast and staff chunks) and, for each title with members, who lists it and
  *     which of them hold it as a favourite (`ANIME#<id>#L`); the characters and persons whose
- *     stored numbers are not zero (the index's `members` / `favorites` ranges); the top lists.
+ *     stored numbers are not zero (their indexes' vectors: index-reader.ts indexVectors); the top lists.
  *  3. Compute: `rank` and `popularity` per kind from the counters; per character the distinct
  *     users of the titles it appears in (any item: `members`; a favourite: `favorites`), per
  *     person the distinct users holding a favourite of a title crediting it (anime staff, anime
@@ -25,7 +25,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from '../concurrency.js';
-import { readCountRange, type Vector } from '../db/catalogue-index.js';
+import type { Vector } from '../db/catalogue-index.js';
+import { indexVectors } from './index-reader.js';
 import { characterIndex } from '../db/characters.js';
 import { personIndex } from '../db/persons.js';
 import { listingUsers } from '../db/playlists.js';
@@ -271,8 +272,8 @@ export async function runRankings(opts: { leaseMs: number; now?: () => Date }): 
     const users = new UserNumbers();
     const [titles, storedCharacters, storedPersons, lists] = await Promise.all([
       readTitles(users),
-      readCountRange(characterIndex, 'members', 1),
-      readCountRange(personIndex, 'favorites', 1),
+      indexVectors(characterIndex).then((all) => [...all.values()].filter((v) => numberOf(v, 'members') >= 1)),
+      indexVectors(personIndex).then((all) => [...all.values()].filter((v) => numberOf(v, 'favorites') >= 1)),
       Promise.all(TOP_LISTS.map(async (list) => [list, await readTopList(list)] as const)),
     ]);
 
