@@ -272,6 +272,28 @@ export function indexChange<R extends BaseRecord>(def: IndexDef<R>, before: R | 
 }
 
 /**
+ * What moves in the index's digests when a record changes from `before` to `after` (`null`:
+ * created or deleted): the one part of this index a title write still keeps, beside its delta
+ * of the in-memory index (titles.ts titleWrite; the schedule's digest, API.md §4.15).
+ */
+export function digestChange<R extends BaseRecord>(def: IndexDef<R>, before: R | null, after: R | null): IndexChange {
+  const d = any(def);
+  const entries = (r: R | null) => {
+    const out = new Map<string, Item>();
+    for (const [name, digest] of Object.entries(def.digests ?? {})) {
+      const entry = r ? digest(r) : null;
+      if (entry) out.set(`${digestPk(d, name)}\u0000${r!.id}`, { pk: digestPk(d, name), sk: r!.id, ...entry });
+    }
+    return out;
+  };
+  const old = entries(before);
+  const now = entries(after);
+  const puts = [...now].filter(([key, item]) => JSON.stringify(old.get(key)) !== JSON.stringify(item)).map(([, item]) => item);
+  const deletes = [...old].filter(([key]) => !now.has(key)).map(([, item]) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  return { puts, deletes };
+}
+
+/**
  * How the exact counts change when a record changes from `before` to `after` (`null`: created or
  * deleted): +1 for each value it gains, −1 for each it loses, as `ADD`
  * updates (unconditional: they go with the write's index items, which are applied exactly once).

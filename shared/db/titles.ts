@@ -24,7 +24,7 @@
  */
 import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import { countUpdates, indexChange, vectorOf, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { digestChange, vectorOf, type IndexDef, type RangeNumber } from './catalogue-index.js';
 import { deltaPlan } from './index-deltas.js';
 import { canonicalJson } from '../json.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
@@ -297,11 +297,10 @@ export function titleWrite<R extends BaseRecord>(
   if (change.deltaHead !== undefined && changesIndex(def, before?.record ?? null, after)) {
     mainEntries.push(deltaPlan(entity.kind, change.deltaHead, id, after ? vectorOf(def.index, after) : null));
   }
-  const index = indexChange(def.index, before?.record ?? null, after);
-  for (const key of index.deletes) restItems.push(del(key));
-  for (const item of index.puts) restItems.push(put(item));
-  // The exact counts of the index's counted filters go with its items (applied exactly once).
-  restItems.push(...countUpdates(def.index, before?.record ?? null, after));
+  // The digests (the schedule's airing animes) move with the write; lists and search read the delta.
+  const digests = digestChange(def.index, before?.record ?? null, after);
+  for (const key of digests.deletes) restItems.push(del(key));
+  for (const item of digests.puts) restItems.push(put(item));
   while (restMeanings.length < restItems.length) restMeanings.push(null);
   return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
 }
