@@ -6,8 +6,13 @@
  * loaders wrote with each version's code, compared item by item: every other item was equal):
  *
  *  - the schema version item: none;
- *  - catalogue index (Q2, Q4, Q5): no exact counts `K#C#…`; no derived ordering entries
- *    (`ANIME#O#members_name#A`); every manga index item's vector without `f.author_role`;
+ *  - the titles' index (issue 19, O9): no in-memory index (pointer, deltas: `<KIND>#IX`);
+ *    instead the planner's items of every title — ordering entries, postings, word postings
+ *    (catalogue-index.ts indexItems, which versions 1 and 2 wrote) —, and in version 1's form
+ *    (Q2, Q4, Q5): no exact counts `K#C#…`; no derived ordering entries
+ *    (`ANIME#O#members_name#A`); every manga index item's vector without `f.author_role`. (No
+ *    list sizes `K#L#…`: version 3 deletes them as it deletes the rest, and nothing read them
+ *    that the test compares);
  *  - reviews (Q6): no list entries (`REVIEWS#<K>#<T>#O#…`, `REVIEWS#USER#<U>#O#…`) and no title
  *    counts (`REVIEWS#<K>#<T>` / `N`); instead a vector per review, sk = its id, in
  *    `REVIEWS#<K>#<T>` and in `REVIEWS#USER#<U>#V`; a user's counts only `n`; claims without `sp`;
@@ -25,6 +30,11 @@ import { createHash } from 'node:crypto';
 import { writeItems, type ItemKey } from '../../shared/db/batch.js';
 import { animeIndex } from '../../shared/db/animes.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
+import { indexItems, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { characterIndex } from '../../shared/db/characters.js';
+import { indexPk } from '../../shared/db/index-deltas.js';
+import { newsIndex } from '../../shared/db/news.js';
+import { personIndex } from '../../shared/db/persons.js';
 import { isSchemaItem } from '../../shared/db/migrations.js';
 import { orderingItems, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { chunk } from '../../shared/db/titles.js';
@@ -33,6 +43,7 @@ import { searchText } from '../../shared/text.js';
 import { scanAll, type Item } from './tables.js';
 
 const keyOf = (i: Item): ItemKey => ({ pk: String(i.pk), sk: String(i.sk) });
+const INDEXES = [animeIndex, mangaIndex, characterIndex, personIndex, newsIndex] as unknown as IndexDef<BaseRecord>[];
 const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('base64url').slice(0, 12);
 
 /** What version 1 computed for a review (its vector: the orderings' values and the filters of version 1's review index). */
@@ -113,10 +124,12 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
     if (/^[A-Z]+#[^#]+$/.test(pk) && sk === 'R') records.set(pk, item);
     if (/^(ANIME|MANGA)#[^#]+$/.test(pk) && sk.startsWith('C#')) (chunks.get(pk) ?? chunks.set(pk, []).get(pk)!).push(item);
     if (isSchemaItem(item)) deletes.push(keyOf(item));
+    // The titles' in-memory index
+    else if (INDEXES.some((d) => pk === indexPk(d.kind))) deletes.push(keyOf(item));
     // Catalogue index
     else if (/^[A-Z]+#C#/.test(pk) && sk === 'N') deletes.push(keyOf(item));
     else if (derived.has(pk)) deletes.push(keyOf(item));
-    else if (new RegExp(`^${mangaIndex.kind}#[OPWD]#`).test(pk)) {
+    else if (new RegExp(`^${mangaIndex.kind}#D#`).test(pk)) {
       const f = { ...(item.f as Record<string, unknown>) };
       delete f.author_role;
       puts.push({ ...item, f });
@@ -132,6 +145,21 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
     else if (pk === 'RECS#JOB') {
       const { prev: _prev, ...job } = item;
       puts.push(job);
+    }
+  }
+  // The planner's items of every title, in version 1's form (the digests are among the items already).
+  for (const def of INDEXES) {
+    for (const [pk, item] of records) {
+      if (!new RegExp(`^${def.kind}#[^#]+$`).test(pk)) continue;
+      for (const i of indexItems(def, item.rec as BaseRecord).values()) {
+        const ipk = String(i.pk);
+        if (derived.has(ipk) || new RegExp(`^${def.kind}#D#`).test(ipk)) continue;
+        if (def.kind === mangaIndex.kind) {
+          const f = { ...(i.f as Record<string, unknown>) };
+          delete f.author_role;
+          puts.push({ ...i, f });
+        } else puts.push(i);
+      }
     }
   }
   // Version 1's review vectors.
