@@ -89,9 +89,14 @@ async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
 
 /** A page of `q` over the kind's current index: the ids in list order with their sort keys, cursors, and how many match. */
 export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): Promise<SnapshotPage> {
+  return (await indexPages(def, [q]))[0]!;
+}
+
+/** Pages of several queries over one read of the kind's current index (home's two seasons). */
+export async function indexPages<R extends BaseRecord>(def: IndexDef<R>, queries: readonly IndexQuery[]): Promise<SnapshotPage[]> {
   const h = await current(def);
   h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
-  return evaluate(def, h.snapshot, q, h.prepared);
+  return queries.map((q) => evaluate(def, h.snapshot, q, h.prepared!));
 }
 
 /** The ids of every record of the kind with the values `equals` (jobs and consumers: a genre's animes, the airing animes), in the kind's list order. */

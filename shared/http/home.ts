@@ -14,7 +14,7 @@
  */
 import { animeIndex, HOME_ORDERING, yearSeason } from '../db/animes.js';
 import { newsIndex } from '../db/news.js';
-import { indexPage } from '../domain/index-reader.js';
+import { indexPage, indexPages } from '../domain/index-reader.js';
 import { clock } from '../clock.js';
 import { animes } from '../domain/animes.js';
 import { animeCard } from '../domain/cards.js';
@@ -33,10 +33,13 @@ export const HOME_SIZES = { season: 12, reviews: 6, news: 6, recommendations: 8 
 
 const CARD = Object.keys(animeCard.shape);
 
-/** The first `n` animes of a season by `members` desc, then N(name), then id: the anime index's page in the ordering of that order (HOME_ORDERING). */
-async function seasonHead(s: SeasonOfYear, n: number): Promise<string[]> {
-  const page = await indexPage(animeIndex, { ordering: HOME_ORDERING, descending: false, limit: n, cursor: null, terms: [], equals: { year_season: yearSeason(s.year, s.season) } });
-  return page.entries.map((e) => e.id);
+/** The first `n` animes of each season by `members` desc, then N(name), then id: the anime index's pages in the ordering of that order (HOME_ORDERING), over one read of it. */
+async function seasonHeads(seasons: readonly SeasonOfYear[], n: number): Promise<string[][]> {
+  const pages = await indexPages(
+    animeIndex,
+    seasons.map((s) => ({ ordering: HOME_ORDERING, descending: false, limit: n, cursor: null, terms: [], equals: { year_season: yearSeason(s.year, s.season) } })),
+  );
+  return pages.map((p) => p.entries.map((e) => e.id));
 }
 
 /** The newest `n` news articles: the head of the news index's `created_at` ordering, descending. */
@@ -52,9 +55,8 @@ export const homeOperation: Operation = async (req) => {
   // The tombstones (and the recommendations job's state) with the caller's auth state when signed in.
   const first = readKnown(req, listKeys(req));
   const deleted = new Deleted((await first)[1]);
-  const [nowIds, nextIds, reviews, newsIds, recommendations] = await Promise.all([
-    seasonHead(current, HOME_SIZES.season),
-    seasonHead(upcoming, HOME_SIZES.season),
+  const [[nowIds, nextIds], reviews, newsIds, recommendations] = await Promise.all([
+    seasonHeads([current, upcoming], HOME_SIZES.season),
     newestReviews(ANIME_REVIEWS, HOME_SIZES.reviews, deleted),
     newestNews(HOME_SIZES.news),
     firstRecommendations(ANIME_RECOMMENDATIONS, req, first, HOME_SIZES.recommendations, CARD),
