@@ -34,12 +34,13 @@ export const HOME_SIZES = { season: 12, reviews: 6, news: 6, recommendations: 8 
 const CARD = Object.keys(animeCard.shape);
 
 /** The first `n` animes of each season by `members` desc, then N(name), then id: the anime index's pages in the ordering of that order (HOME_ORDERING), over one read of it. */
-async function seasonHeads(seasons: readonly SeasonOfYear[], n: number): Promise<string[][]> {
+async function seasonHeads(seasons: readonly [SeasonOfYear, SeasonOfYear], n: number): Promise<[string[], string[]]> {
   const pages = await indexPages(
     animeIndex,
     seasons.map((s) => ({ ordering: HOME_ORDERING, descending: false, limit: n, cursor: null, terms: [], equals: { year_season: yearSeason(s.year, s.season) } })),
   );
-  return pages.map((p) => p.entries.map((e) => e.id));
+  const [now, next] = pages.map((p) => p.entries.map((e) => e.id));
+  return [now!, next!];
 }
 
 /** The newest `n` news articles: the head of the news index's `created_at` ordering, descending. */
