@@ -49,10 +49,7 @@ export const characterIndex: IndexDef<CharacterRecord> = {
     anime_role: (r) => appearing(r, 'ANIME').map((a) => `${a.id}:${a.role}`),
     manga_role: (r) => appearing(r, 'MANGA').map((a) => `${a.id}:${a.role}`),
   },
-  postings: { anime: 'anime', manga: 'manga', role: 'role', anime_role: 'anime_role', manga_role: 'manga_role' },
   searchFields: (r) => [r.name, r.name_kanji, ...r.nicknames],
-  // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 1_200,
 };
 
 export const characterTitle: TitleDef<CharacterRecord> = { entity: characterEntity, index: characterIndex, relations: [], random: true };

@@ -369,7 +369,7 @@ export function rankedOrderings<R extends RankedTitle>(date: { key: string; valu
  * filter drops the rest), counted in buckets of one point, 0 to 10.
  */
 export function scoreNumber<R extends RankedTitle>(): RangeNumber<R> {
-  return { value: (r) => r.score, ordering: 'score', bound: (least) => Math.round(least * 100), top: 10 };
+  return { value: (r) => r.score };
 }
 
 /** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */

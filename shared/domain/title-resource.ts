@@ -156,8 +156,8 @@ export const TITLE_OPERATIONS: Readonly<Record<keyof typeof TITLE_ITEMS, CrudGra
 /**
  * A sub-resource list of the titles that link a parent record (API.md §4.0 "Sub-resource
  * lists"; the `news/` of an anime or a manga, §4.1.2): the listed resource's index queried with
- * the parent's equality (`filter`) and the query's filters, its exact `count` from the index's
- * exact counts (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
+ * the parent's equality (`filter`) and the query's filters, its exact `count` the index's count of
+ * that query (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
  */
 export interface LinkedListing<R extends BaseRecord> {
   /** The listed titles (their list item shape). */
@@ -170,9 +170,6 @@ export interface LinkedListing<R extends BaseRecord> {
   defaultOrdering: string;
   /** Query filters (schemas); each names an index filter of the same name. */
   filters: z.core.$ZodLooseShape;
-  /**
-   * The exact count: the index's count `name` (IndexDef.counted) of the parent's id paired with
-   * the value of the query filter `param` (linkedValue), summed over its `values` without it.
-   */
-  counted: { name: string; param: string; values: readonly string[] };
+  /** The query filter that narrows the list to one value of it (news: `tag`); `count` is the index's count of the query. */
+  param: string;
 }

@@ -2,14 +2,13 @@
  * The titles linked to a record — the reverse lists of a record that titles name in their
  * relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
  * (§4.11), a genre's mangas, a person's mangas (§4.9, shared/http/authored.ts). One list is the
- * title entity's index queried with an equality filter on the record (`genre`, `credited`,
- * `studio`, `author`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads
- * the record with its first call (404 when it is gone), so a page costs what a filtered list
- * page costs — at most one Query of index items on a first page and four on a later one, each
- * ≤ 1 MB, whatever the number of linked titles. `count` is exact: the record's own count of
- * linked titles (`anime_count`, a producer's credits per role), which title writes keep in their
- * transactions (§3.7), or the index's exact counts (a person's mangas per role) — never the
- * planner's list sizes, which are hints.
+ * title kind's in-memory index evaluated with an equality filter on the record (`genre`,
+ * `credited`, `studio`, `author`, …: shared/domain/index-reader.ts), the record read with the
+ * index's deltas (404 when it is gone), so a page costs what a filtered list page costs — the
+ * deltas' Query, then the page's records — whatever the number of linked titles. `count` is
+ * exact: the record's own count of linked titles (`anime_count`, a producer's credits per role),
+ * which title writes keep in their transactions (§3.7), or the evaluation's count (a person's
+ * mangas, a title's news).
  */
 import type { Item } from '../db/batch.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
@@ -71,15 +70,13 @@ export function filteredByParam<R extends BaseRecord>(o: { link: string; param: 
 
 /**
  * Sub-resource lists of the titles that link a parent record (API.md §4.0 "Sub-resource lists"):
- * the `news/` of an anime (§4.1.2) or a manga (§4.7) — the planner's page with the parent's
- * equality (its posting list, e.g. `NEWS#P#anime#<id>`) and the query's filters, `count` from the
- * index's exact counts of the parent per filter value (linkedTitles).
+ * the `news/` of an anime (§4.1.2) or a manga (§4.7) — the news index's page with the parent's
+ * equality (`anime`, `manga`) and the query's filters, `count` the evaluation's (linkedTitles).
  */
 export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>): Operation {
-  const { counted } = listing;
   return linkedTitles({
     titles: listing.resource,
     parent: listing.parent,
-    ...filteredByParam({ link: listing.filter, param: counted.param, equals: (_id, value) => ({ [counted.param]: value }) }),
+    ...filteredByParam({ link: listing.filter, param: listing.param, equals: (_id, value) => ({ [listing.param]: value }) }),
   });
 }

@@ -84,8 +84,7 @@ const families = (items: ReadonlyMap<string, Item>) => {
   const keys = [...items.keys()];
   const n = (re: RegExp) => keys.filter((k) => re.test(k)).length;
   return {
-    counts: n(/^(ANIME|MANGA|NEWS)#C#/),
-    members_name: n(/^ANIME#O#members_name#A /),
+    indexPointers: n(/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#IX P$/),
     reviewEntries: n(/^REVIEWS#(ANIME|MANGA|USER)#[^#]+#O#/),
     reviewVectors: n(/^REVIEWS#(USER#[^#]+#V|(ANIME|MANGA)#[^#]+) (?!N$)/),
     voiceEntries: n(/^PERSON#[^#]+#V#/),
@@ -93,6 +92,7 @@ const families = (items: ReadonlyMap<string, Item>) => {
     fanOutHeads: n(/^(ANIME|MANGA)#[^#]+#F H$/),
     legacyFanOuts: n(/^(ANIME|MANGA)#[^#]+#F \d+$/),
     legacyVoices: n(/^PERSON#[^#]+#X VOICE#/),
+    legacyIndex: n(/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#[OPWLC]#/),
   };
 };
 
@@ -149,7 +149,7 @@ describe('migrating a store of schema version 1', () => {
     expect(recount(reference, await publishedVectors(reference))).toEqual([]);
     const f = families(reference);
     for (const [family, n] of Object.entries(f)) if (!family.startsWith('legacy') && family !== 'reviewVectors') expect(n, family).toBeGreaterThan(0);
-    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices).toBe(0);
+    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices + f.legacyIndex).toBe(0);
   });
 
   it('is brought to the items the current code writes, item by item', async () => {
@@ -158,7 +158,8 @@ describe('migrating a store of schema version 1', () => {
     expect(leftEntries.filter((e) => old.has(`${String(e.pk)} ${String(e.sk)}`))).toHaveLength(leftEntries.length);
     expect(await storeVersion()).toBe(1);
     const f = families(old);
-    expect([f.counts, f.members_name, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([f.indexPointers, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0]);
+    expect(f.legacyIndex).toBeGreaterThan(0);
     expect(reviews).toBeGreaterThan(20);
     expect(f.reviewVectors).toBe(2 * reviews);
     expect(recount(old).length, 'the problems of the old store').toBeGreaterThan(100);
@@ -186,7 +187,7 @@ describe('migrating a store of schema version 1', () => {
     const summary = await storeV2.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     const writes = recorder.take().filter((c) => itemsWritten(c) > 0);
     expect(writes.map((c) => c.operation)).toEqual([]);
-    expect(summary).toMatchObject({ indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 1 });
+    expect(summary).toMatchObject({ reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 1 });
     const v3 = await storeV3.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
     expect(v3).toMatchObject({ snapshots: 0, deleted: 0 });

@@ -7,12 +7,10 @@
  *
  *  - the schema version item: none;
  *  - the titles' index (issue 19, O9): no in-memory index (pointer, deltas: `<KIND>#IX`);
- *    instead the planner's items of every title — ordering entries, postings, word postings
- *    (catalogue-index.ts indexItems, which versions 1 and 2 wrote) —, and in version 1's form
- *    (Q2, Q4, Q5): no exact counts `K#C#…`; no derived ordering entries
- *    (`ANIME#O#members_name#A`); every manga index item's vector without `f.author_role`. (No
- *    list sizes `K#L#…`: version 3 deletes them as it deletes the rest, and nothing read them
- *    that the test compares);
+ *    instead the planner's items of every title in the families versions 1 and 2 wrote — an
+ *    ordering entry per ordering and direction, a posting per filter value, word postings
+ *    (`legacyIndexItems`: what version 3 must delete, by family; versions 2 and 3 read none of
+ *    them), with the manga vectors without `f.author_role` (Q4);
  *  - reviews (Q6): no list entries (`REVIEWS#<K>#<T>#O#…`, `REVIEWS#USER#<U>#O#…`) and no title
  *    counts (`REVIEWS#<K>#<T>` / `N`); instead a vector per review, sk = its id, in
  *    `REVIEWS#<K>#<T>` and in `REVIEWS#USER#<U>#V`; a user's counts only `n`; claims without `sp`;
@@ -30,7 +28,8 @@ import { createHash } from 'node:crypto';
 import { writeItems, type ItemKey } from '../../shared/db/batch.js';
 import { animeIndex } from '../../shared/db/animes.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
-import { indexItems, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { sortKey } from '../../shared/db/sort-keys.js';
 import { characterIndex } from '../../shared/db/characters.js';
 import { indexPk } from '../../shared/db/index-deltas.js';
 import { newsIndex } from '../../shared/db/news.js';
@@ -45,6 +44,26 @@ import { scanAll, type Item } from './tables.js';
 const keyOf = (i: Item): ItemKey => ({ pk: String(i.pk), sk: String(i.sk) });
 const INDEXES = [animeIndex, mangaIndex, characterIndex, personIndex, newsIndex] as unknown as IndexDef<BaseRecord>[];
 const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('base64url').slice(0, 12);
+
+/**
+ * The planner's items of a title as versions 1 and 2 wrote them, family by family (ordering
+ * entries `K#O#<o>#A|D`, postings `K#P#<filter>#<value>`, word postings `K#W#<start>` of the
+ * search text's words' first two and three characters, each holding the vector).
+ */
+function legacyIndexItems(def: IndexDef<BaseRecord>, r: BaseRecord): Item[] {
+  const v = vectorOf(def, r);
+  const items: Item[] = [];
+  for (const [name, o] of Object.entries(def.orderings)) {
+    for (const dir of ['asc', 'desc'] as const) items.push({ pk: `${def.kind}#O#${name}#${dir === 'asc' ? 'A' : 'D'}`, sk: sortKey(o.value(r), o.type, r.id, dir), ...v });
+  }
+  const key = sortKey(def.orderings[def.listOrder.replace(/^-/, '')]!.value(r), def.orderings[def.listOrder.replace(/^-/, '')]!.type, r.id, def.listOrder.startsWith('-') ? 'desc' : 'asc');
+  for (const [name, values] of Object.entries(v.f)) for (const value of values) items.push({ pk: `${def.kind}#P#${name}#${value}`, sk: key, ...v });
+  for (const word of new Set(v.sw.split(' ').filter((w) => [...w].length >= 2))) {
+    for (const n of [2, 3]) if ([...word].length >= n) items.push({ pk: `${def.kind}#W#${[...word].slice(0, n).join('')}`, sk: key, ...v });
+  }
+  const unique = new Map(items.map((i) => [`${String(i.pk)} ${String(i.sk)}`, i]));
+  return [...unique.values()];
+}
 
 /** What version 1 computed for a review (its vector: the orderings' values and the filters of version 1's review index). */
 function v1Vector(r: { id: string; kind: string; is_spoiler: boolean; title_id: string; user_id: string; created_at: string; rating: number }, helpful: number) {
@@ -151,9 +170,9 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
   for (const def of INDEXES) {
     for (const [pk, item] of records) {
       if (!new RegExp(`^${def.kind}#[^#]+$`).test(pk)) continue;
-      for (const i of indexItems(def, item.rec as BaseRecord).values()) {
+      for (const i of legacyIndexItems(def, item.rec as BaseRecord)) {
         const ipk = String(i.pk);
-        if (derived.has(ipk) || new RegExp(`^${def.kind}#D#`).test(ipk)) continue;
+        if (new RegExp(`^${def.kind}#D#`).test(ipk)) continue;
         if (def.kind === mangaIndex.kind) {
           const f = { ...(i.f as Record<string, unknown>) };
           delete f.author_role;
