@@ -9,10 +9,11 @@
  *    one title), a linked one is refreshed by the rules of imported.ts, one a contributor
  *    deleted stays deleted. Titles are first read in batches, so unchanged ones cost no write.
  *  - bulkImport: into an empty store (`npm start`'s first start), the same items written with
- *    BatchWriteItem, the anime counter the API keeps by increments computed and written once,
- *    and the animes' first index snapshot published from their vectors (index-compaction.ts),
- *    where the API's writes leave deltas. test/integration/catalogue-import.test.ts proves the
- *    items equal to importTitles' and the index's pages equal.
+ *    BatchWriteItem and without their index deltas, the anime counter the API keeps by
+ *    increments computed and written once. The animes' index is then built from their records
+ *    (`npm start`: index-rebuild.ts, once the data dir's index bucket is reachable).
+ *    test/integration/catalogue-import.test.ts proves the items equal to importTitles' but the
+ *    deltas, and the index built from them equal to what the deltas give.
  *  - advanceStatuses: the airing status job.
  *
  * Names are unique among animes: each title takes the first of its nameCandidates that no other
@@ -23,8 +24,6 @@
 import { createHash } from 'node:crypto';
 import { animeEntity, animeIndex, animeTitle, type AnimeRecord } from '../db/animes.js';
 import { getItems, type BulkWriter, type Item } from '../db/batch.js';
-import { vectorOf, type Vector } from '../db/catalogue-index.js';
-import { compactIndex } from './index-compaction.js';
 import { indexIds } from './index-reader.js';
 import { counterKeyOf, recordKeyOf } from '../db/records.js';
 import { sourceLinkItem, sourceLinkPlan, sourceLinks } from '../db/sources.js';
@@ -213,9 +212,8 @@ export interface BulkOptions {
 
 /**
  * Writes `titles` into a store without animes (see the module comment): the items importTitles
- * would leave but their index deltas, the anime counter, and the animes' first index snapshot
- * (the store's stream must not see these items: `npm start` writes them before the table has
- * one). Returns the number of items.
+ * would leave but their index deltas, and the anime counter (the store's stream must not see
+ * these items: `npm start` writes them before the table has one). Returns the number of items.
  */
 export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptions): Promise<number> {
   const now = opts.now ?? new Date();
@@ -223,7 +221,6 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
   const claimed = new Set<string>();
   const counter = counterKeyOf(animeEntity);
   const start = writer.written;
-  const vectors: Vector[] = [];
   let count = 0;
   for (const [i, t] of titles.entries()) {
     let name = '';
@@ -242,13 +239,10 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
       else throw new Error(`${t.key}: a creation's plan holds ${JSON.stringify(Object.keys(op))}`);
     }
     await writer.put(sourceLinkItem(SOURCE, t.key, created.record.id));
-    vectors.push(vectorOf(animeIndex, created.record));
     opts.onProgress?.(i + 1);
   }
   await writer.put({ ...counter, n: count });
   await writer.drain();
-  // The animes' index: its first snapshot, from their vectors (no deltas: the writes carried none).
-  await compactIndex(animeIndex, { base: vectors });
   return writer.written - start;
 }
 

@@ -86,8 +86,10 @@ export async function compactIndex<R extends BaseRecord>(
   opts: {
     patch?: VectorPatch;
     always?: boolean;
-    /** The kind's records' vectors where it has no snapshot yet (a store's migration, a bulk load); deltas since are applied over them. Ignored once it has one. */
+    /** The kind's records' vectors where it has no snapshot yet (a store's migration, a bulk load); deltas since are applied over them. Ignored once it has one, unless `rebuild`. */
     base?: readonly Vector[];
+    /** Start from `base` even when the kind has a snapshot (its objects are gone): the deltas after its pointer are applied over it. */
+    rebuild?: boolean;
   } = {},
 ): Promise<Compaction> {
   const started = Date.now();
@@ -95,9 +97,10 @@ export async function compactIndex<R extends BaseRecord>(
   const pointer = await readPointer(kind);
   const { deltas } = await readDeltas(kind, pointer?.seq ?? 0);
   const nothing: Compaction = { kind, version: null, records: 0, folded: 0, snapshotBytes: 0, vectorsBytes: 0, ms: 0 };
+  const fromBase = opts.base !== undefined && (!pointer || opts.rebuild === true);
   const first = !pointer && (opts.always || opts.base !== undefined);
-  if (deltas.length === 0 && !opts.patch && !first) return { ...nothing, ms: Date.now() - started };
-  const vectors = pointer ? await loadVectors(kind, pointer) : new Map((opts.base ?? []).map((v) => [v.id, v]));
+  if (deltas.length === 0 && !opts.patch && !first && !fromBase) return { ...nothing, ms: Date.now() - started };
+  const vectors = fromBase || !pointer ? new Map((opts.base ?? []).map((v) => [v.id, v])) : await loadVectors(kind, pointer);
   for (const d of deltas) {
     if (d.vector) vectors.set(d.id, d.vector);
     else vectors.delete(d.id);

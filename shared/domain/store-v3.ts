@@ -1,5 +1,5 @@
 /**
- * The migration to schema version 3 (issue 19; docs/decisions.md O9): the titles' in-memory
+ * The migration to schema version 3 (issue 19; docs/decisions.md O9, O12): the titles' in-memory
  * index replaces the planner's index items. One Scan of the table:
  *  - every record of the five title kinds (animes, mangas, characters, persons, news) gives its
  *    vector; each kind without a snapshot gets its first one from them (index-compaction.ts
@@ -14,13 +14,13 @@
  * read the in-memory index only): run it right after deploying (README "Migrating a stage").
  */
 import { writeItems, type Item, type ItemKey } from '../db/batch.js';
-import { vectorOf, type Vector } from '../db/catalogue-index.js';
+import type { Vector } from '../db/catalogue-index.js';
 import { scanTable } from '../db/migrations.js';
 import { compactIndex } from './index-compaction.js';
 import { INDEXED, INDEXED_KINDS } from './index-kinds.js';
+import { vectorOfItem } from './index-rebuild.js';
 import type { MigrationStep, StepContext, StepSummary } from './migrations.js';
 
-const RECORD = new RegExp(`^(${INDEXED_KINDS.join('|')})#[A-Za-z0-9_-]+$`);
 const PLANNER_ITEM = new RegExp(`^(${INDEXED_KINDS.join('|')})#[OPWLC]#`);
 
 async function run(ctx: StepContext): Promise<StepSummary> {
@@ -31,10 +31,9 @@ async function run(ctx: StepContext): Promise<StepSummary> {
     segments: ctx.segments,
     onPage: async (items: Item[], n: number) => {
       for (const item of items) {
-        const pk = String(item.pk);
-        const record = RECORD.exec(pk);
-        if (record && item.sk === 'R' && item.rec) vectors.get(record[1]!)!.push(vectorOf(INDEXED[record[1]!]!, item.rec as never));
-        else if (PLANNER_ITEM.test(pk)) stale.push({ pk, sk: String(item.sk) });
+        const record = vectorOfItem(item);
+        if (record) vectors.get(record[0])!.push(record[1]);
+        else if (PLANNER_ITEM.test(String(item.pk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
       }
       scanned += n;
       ctx.progress({ phase: 'reading the records', done: scanned, total: null });

@@ -441,6 +441,26 @@ export async function expectRecount(streams?: StreamPoller, table = tableName())
   return items;
 }
 
+/**
+ * What each title kind's index holds for the items (a store's scan): the published vectors with
+ * the deltas after the pointer applied, by kind and id — what a list function starting now sees.
+ */
+export async function indexViews(items: ReadonlyMap<string, Item>): Promise<Map<string, Map<string, Vector>>> {
+  const published = await publishedVectors(items);
+  const out = new Map<string, Map<string, Vector>>();
+  for (const def of INDEXES) {
+    const view = new Map(published.get(def.kind) ?? []);
+    const from = num(items.get(`${indexPk(def.kind)} P`)?.seq);
+    const deltas = [...items.values()].filter((i) => i.pk === indexPk(def.kind) && String(i.sk).startsWith('D#') && Number(String(i.sk).slice(2)) > from);
+    for (const d of deltas.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))) {
+      if (d.v) view.set(String(d.id), d.v as Vector);
+      else view.delete(String(d.id));
+    }
+    out.set(def.kind, view);
+  }
+  return out;
+}
+
 /** The vectors of each kind's current snapshot, as the pointers among `items` name them (from the index bucket). */
 export async function publishedVectors(items: ReadonlyMap<string, Item>): Promise<Map<string, Map<string, Vector>>> {
   const out = new Map<string, Map<string, Vector>>();
