@@ -150,7 +150,17 @@ describe('staged writes', () => {
     const producer = async (type: string) =>
       (await createRecord(producerEntity, { id: newId(), name: `Staged ${newId()}`, name_jpn: '', type, about: '', established: null, image: null, website: null, anime_count: 0, created_at: now, updated_at: now }, { studio_credits: 0, producer_credits: 0, licensor_credits: 0 })).record.id;
     const [studios, networks, licensors] = await Promise.all(([['studio', 10], ['network', 30], ['licensor', 10]] as const).map(([type, n]) => Promise.all(Array.from({ length: n }, () => producer(type)))));
-    const a = await post({ name: `Gone ${newId()}`, genre_ids: ids, theme_ids: themes, studio_ids: studios, producer_ids: networks, licensor_ids: licensors });
+    // With videos and pictures, whose chunks go in the deletion's main plan: more than 100 items with the lost links.
+    const a = await post({
+      name: `Gone ${newId()}`,
+      genre_ids: ids,
+      theme_ids: themes,
+      studio_ids: studios,
+      producer_ids: networks,
+      licensor_ids: licensors,
+      videos: [{ title: 'PV', url: 'https://v.example/1', kind: 'trailer' }],
+      pictures: [{ url: 'https://p.example/1' }],
+    });
     expect(await counts(ids)).toEqual(ids.map(() => 1));
     const [stored] = await getItems([recordKeyOfKind('ANIME', a.id)]);
     expect(await listed(a.id)).toBe(true);
