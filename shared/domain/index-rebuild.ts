@@ -7,7 +7,8 @@
  * (a first start's bulk import, which cannot reach the index bucket from its staging engine, or
  * a copied catalogue) or whose snapshot's objects are gone (infra/local/runtime.ts).
  */
-import type { Item } from '../db/batch.js';
+import { getItems, type Item } from '../db/batch.js';
+import { counterKeyOfKind } from '../db/records.js';
 import { vectorOf, type Vector } from '../db/catalogue-index.js';
 import { readPointer } from '../db/index-deltas.js';
 import { scanTable } from '../db/migrations.js';
@@ -23,12 +24,16 @@ export function vectorOfItem(item: Item): [string, Vector] | null {
   return m && item.sk === 'R' && item.rec ? [m[1]!, vectorOf(INDEXED[m[1]!]!, item.rec as never)] : null;
 }
 
-/** The kinds with no snapshot, or whose snapshot's object is gone. */
+/**
+ * The kinds that have records but no snapshot (an empty kind needs none: its writes' deltas are
+ * its index, and a bulk load publishes its first snapshot), or whose snapshot's object is gone.
+ */
 export async function indexesToRebuild(): Promise<string[]> {
   const out: string[] = [];
-  for (const kind of INDEXED_KINDS) {
+  const counters = await getItems(INDEXED_KINDS.map((k) => counterKeyOfKind(k)));
+  for (const [i, kind] of INDEXED_KINDS.entries()) {
     const pointer = await readPointer(kind);
-    if (!pointer || !(await getIndexObject(indexObjectKey(kind, pointer.name, 'vectors')))) out.push(kind);
+    if (pointer ? !(await getIndexObject(indexObjectKey(kind, pointer.name, 'vectors'))) : Number(counters[i]?.n ?? 0) > 0) out.push(kind);
   }
   return out;
 }

@@ -353,8 +353,8 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   for (const { key, n } of counters.values()) await writer.put({ ...key, n });
   for (const item of countItems(voiceGroupsByPerson)) await writer.put(item);
   await writer.drain();
-  // Each kind's index: its first snapshot (a kind written before, `skip`, has one already).
-  for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all });
+  // Each kind's index: a snapshot of the records loaded (a kind written before, `skip`, keeps its own).
+  for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all, rebuild: true });
   const seconds = (Date.now() - started) / 1000;
   return {
     kinds: reports,
