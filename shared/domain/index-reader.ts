@@ -70,21 +70,25 @@ async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
     return fresh;
   }
   const { deltas, pointer } = await readDeltas(def.kind, h.after);
-  const after = deltas.at(-1)?.seq ?? h.after;
-  if ((pointer?.version ?? 0) !== (h.pointer?.version ?? 0)) {
+  // Another request of this function may have refreshed the copy meanwhile (requests run at once
+  // locally): only numbers after what it holds now are new, so the deltas stay in order, each once.
+  const now = held.get(def.kind)!;
+  const fresh = deltas.filter((d) => d.seq > now.after);
+  if ((pointer?.version ?? 0) !== (now.pointer?.version ?? 0)) {
+    if ((pointer?.version ?? 0) < (now.pointer?.version ?? 0)) return now;
     const snapshot = await snapshotOf(def, pointer);
     const next: Held = snapshot
-      ? { pointer, snapshot, deltas: [...h.deltas, ...deltas].filter((d) => d.seq > pointer!.seq), after: Math.max(after, pointer!.seq), prepared: null }
+      ? { pointer, snapshot, deltas: [...now.deltas, ...fresh].filter((d) => d.seq > pointer!.seq), after: Math.max(fresh.at(-1)?.seq ?? now.after, pointer!.seq), prepared: null }
       : await load(def);
     held.set(def.kind, next);
     return next;
   }
-  if (deltas.length > 0) {
-    h.deltas.push(...deltas);
-    h.after = after;
-    h.prepared = null;
+  if (fresh.length > 0) {
+    now.deltas.push(...fresh);
+    now.after = fresh.at(-1)!.seq;
+    now.prepared = null;
   }
-  return h;
+  return now;
 }
 
 /** A page of `q` over the kind's current index: the ids in list order with their sort keys, cursors, and how many match. */
