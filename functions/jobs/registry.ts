@@ -130,7 +130,7 @@ export const JOBS: readonly JobDecl[] = [
     timeoutMinutes: 15,
     // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
     // vectors (their indexes: pointer, deltas, the vectors object); writes their numbers as a
-    // title write does (record, delta and index items, no linked record changes), the titles'
+    // title write does (record and its index delta, no linked record changes), the titles'
     // positions, its lease, state and top lists (the changed entries put and deleted with
     // BatchWriteItem, 25 per call). No tombstones, no accounts, no linked taxonomy records.
     index: 'read',

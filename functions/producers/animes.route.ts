@@ -13,7 +13,7 @@ export const route = defineRoute({
   name: 'producers.animes', method: 'GET', path: '/api/producers/{id}/animes/', access: 'public',
   summary: 'List the animes crediting a producer', query: producerAnimesQuery,
   response: { status: 200, schema: producerAnimeRead, page: true, fields: Object.keys(producerAnimeRead.shape) }, errors: ['not-found'],
-  // The producer (404), the posting lists of its animes and their records, the tombstones.
+  // The producer (404), the anime index (pointer, deltas, snapshot), the page's animes, the tombstones.
   keys: grants(grant(entityKeys(producerEntity), 'BatchGetItem'), grant(titleKeys(animeTitle), 'BatchGetItem'), indexReads('ANIME'), TOMBSTONE_READS),
   uses: ['index-read'],
 });

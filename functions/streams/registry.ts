@@ -69,7 +69,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
   {
     name: 'catalogue',
     entry: 'functions/streams/catalogue.ts',
-    description: 'Keeps derived catalogue items in step: list sizes of the catalogue index, taxonomy orderings after count changes',
+    description: 'Keeps derived catalogue items in step: taxonomy orderings after count changes',
     filter: {
       events: ['INSERT', 'MODIFY', 'REMOVE'],
       keys: { pk: CATALOGUE_STREAM.prefixes.map((prefix) => ({ prefix })) },

@@ -87,7 +87,7 @@ const scheduleEntry = (r: AnimeRecord): ScheduleEntry | null =>
 
 export const animeEntity: EntityDef<AnimeRecord> = {
   kind: 'ANIME',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
   unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'An anime with this name already exists.' }],

@@ -65,7 +65,7 @@ export interface RangeNumber<R> {
 /**
  * A value that pairs a linked record with one of the linking record's own values: a person with
  * the role a manga credits them in, an anime with the tag of an article about it — what a linked
- * list's `count` per filter value counts (IndexDef.counted), and an equality filter may compare.
+ * manga's `author_role` filter compares (a person with the role a manga credits them in).
  */
 export const linkedValue = (id: string, value: string) => `${id}#${value}`;
 

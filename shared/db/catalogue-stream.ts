@@ -9,7 +9,7 @@
  *    own transaction removed the entries of the record as it was then, but a count change still
  *    in the stream before the REMOVE is applied after it and writes the entries of its image
  *    again; the REMOVE comes after every change of the item, so it leaves none (decision Z4).
- * (The titles' list sizes it kept for the planner went with the planner: issue 19, decision O8.)
+ * (The titles' list sizes it kept for the planner went with the planner: issue 19, decision O7.)
  */
 import type { Item } from './batch.js';
 import { send } from './client.js';

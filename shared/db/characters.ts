@@ -17,14 +17,14 @@ export interface CharacterRecord extends BaseRecord {
   members: number;
   /**
    * Not shown: the character's appearances as `ANIME#<id>#<role>` / `MANGA#<id>#<role>`, kept by
-   * the catalogue consumer from the casts; the `anime`, `manga` and `role` filters index them.
+   * the relations consumer from the casts; the `anime`, `manga` and `role` filters index them.
    */
   appearances?: string[];
 }
 
 export const characterEntity: EntityDef<CharacterRecord> = {
   kind: 'CHARACTER',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
 };

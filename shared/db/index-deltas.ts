@@ -1,5 +1,5 @@
 /**
- * The table's part of a kind's in-memory index (issue 19; docs/in-memory-index.md, decisions D1–):
+ * The table's part of a kind's in-memory index (issue 19; docs/in-memory-index.md, decisions O1–):
  * the pointer to its current snapshot (an S3 object, shared/storage/index-objects.ts) and one
  * delta per record write since, in one partition per kind:
  *

@@ -50,7 +50,7 @@ const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
 
 export const mangaEntity: EntityDef<MangaRecord> = {
   kind: 'MANGA',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
   unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'A manga with this name already exists.' }],

@@ -1,9 +1,9 @@
 /**
  * News articles (API.md §3.8, §4.8): a title entity (titles.ts) without unique fields or written
- * arrays, and the search and filter index of `GET /api/news/` (catalogue-index.ts). The posting
- * lists `anime` and `manga` also answer `GET /api/{animes|mangas}/{id}/news/` through the planner,
- * with exact counts per anime (manga) and tag (shared/http/linked-titles.ts); `author` is
- * internal: it lets account deletion find the articles a user wrote.
+ * arrays, and what its in-memory index holds for `GET /api/news/` (catalogue-index.ts IndexDef).
+ * The filters `anime` and `manga` also answer `GET /api/{animes|mangas}/{id}/news/`, with the
+ * evaluation's exact count (shared/http/linked-titles.ts); `author` is internal: it lets account
+ * deletion find the articles a user wrote.
  */
 import type { Ref } from './animes.js';
 import { type IndexDef } from './catalogue-index.js';

@@ -26,7 +26,7 @@ export const PERSON_RELATIONS = ['pictures'] as const;
 
 export const personEntity: EntityDef<PersonRecord> = {
   kind: 'PERSON',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
 };

@@ -7,7 +7,8 @@
  *   counter        pk = K#N                    sk = N         { n }                  (records.ts)
  *   chunk          pk = K#<id>                 sk = C#<relation>#<n>  { entries }   written arrays (cast, staff, videos, pictures)
  *   journal        pk = K#<id>                 sk = J#<rev>#<n>       { ops }       staged.ts
- *   index items    catalogue-index.ts
+ *   index delta    pk = K#IX                   sk = D#<n>     { id, v }              index-deltas.ts (the in-memory index)
+ *   digest entry   pk = K#D#<digest>           sk = <id>      (the schedule)         catalogue-index.ts
  *
  * A record and its chunks share a partition, so an update reads everything it replaces with
  * one Query. Chunks hold the arrays a write sets in position order, cut at CHUNK_BYTES so that

@@ -1,5 +1,5 @@
 /**
- * The compactor of the in-memory index (issue 19; docs/in-memory-index.md, decisions D1–): folds
+ * The compactor of the in-memory index (issue 19; docs/in-memory-index.md, decisions O1–): folds
  * a kind's deltas (shared/db/index-deltas.ts) into its next snapshot.
  *
  * A snapshot is two objects of the index bucket (shared/storage/index-objects.ts) under a name

@@ -13,9 +13,9 @@
  *     voice actors, manga authors) — users are numbered once, and each character's union is
  *     counted by stamping the users of its titles (no set per character).
  *  4. Write what changed, records first: a title's numbers in its record (`score`, `scored_by`,
- *     `members`, `favorites` — what its index orders by — at its revision, with the index items
+ *     `members`, `favorites` — what its index orders by — at its revision, with its index delta
  *     whose vector changed), its positions beside its counters (`st_rank`, `st_popularity`), a
- *     character's or person's numbers (at its revision, with its index items). Then, if every
+ *     character's or person's numbers (at its revision, with its delta). Then, if every
  *     record was written, the top lists (entries moved, put, deleted). Then `refreshed_at`, in the
  *     transaction that releases the lease.
  *
@@ -94,7 +94,7 @@ export interface RankingsSummary {
   animes: number;
   mangas: number;
   users: number;
-  /** Items written, by kind of write (records with their index items count as one each). */
+  /** Items written, by kind of write (records with their deltas count as one each). */
   written: { titles: number; positions: number; characters: number; persons: number; entries: number };
   failed: number;
   refreshed_at: string | null;
@@ -234,7 +234,7 @@ function distinctUsers(titles: readonly TitleFacts[], userCount: number) {
 }
 
 /**
- * Writes a record's new numbers at its revision, with the index items they move (a title write
+ * Writes a record's new numbers at its revision, with its index delta (a title write
  * keeping `updated_at`, title-writes.ts); returns the record as written, or `null` when it is
  * gone. Numbers already there: nothing is written.
  */

@@ -1,6 +1,6 @@
 /**
  * The catalogue CRUD operations of the large entities (animes, mangas, characters, persons;
- * API.md §4.0, §4.1.1, §4.2, §4.7, §4.9): lists answered by the catalogue index's planner,
+ * API.md §4.0, §4.1.1, §4.2, §4.7, §4.9): lists evaluated over the kinds' in-memory indexes,
  * details with their reverse views, writes that carry relations and link counts
  * (shared/db/titles.ts, staged.ts). Declarations: crud-routes.ts.
  */

@@ -118,7 +118,7 @@ export interface KindReport {
 
 export interface LoadReport {
   kinds: KindReport[];
-  /** Counters, taxonomy records with their counts, list sizes, voice counts. */
+  /** Counters, taxonomy records with their counts, voice counts, the index snapshots. */
   aggregates: { items: number; seconds: number };
   items: number;
   seconds: number;

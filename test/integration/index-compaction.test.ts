@@ -1,5 +1,5 @@
 /**
- * The index compactor of issue 19 (shared/domain/index-compaction.ts, decisions D1–), against
+ * The index compactor of issue 19 (shared/domain/index-compaction.ts, decisions O1–), against
  * DynamoDB Local and the S3 emulator: a compaction folds the deltas into a snapshot that answers
  * queries as the records do; compactions racing writes lose no write (each one is in the
  * published vectors or among the deltas after the pointer); of two compactions at once one

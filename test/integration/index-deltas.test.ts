@@ -1,5 +1,5 @@
 /**
- * The index deltas of issue 19 (shared/db/index-deltas.ts, decisions D1–): every write that
+ * The index deltas of issue 19 (shared/db/index-deltas.ts, decisions O1–): every write that
  * changes what a kind's index holds of a record puts one delta in its own transaction, numbered
  * without gaps in commit order, so a reader that read up to n and reads "after n" again misses
  * nothing — also while writes of the kind race each other and the reader; a write that changes
