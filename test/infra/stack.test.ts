@@ -492,7 +492,7 @@ describe('catalogue import jobs (season refresh, airing status)', () => {
     expect(ruleOf('job.airing-status').ScheduleExpression).toBe('rate(1 hour)');
   });
 
-  it('least privilege: the titles\' items (no tombstones); the source links only for the refresh; no e-mail, no bucket', () => {
+  it('least privilege: the titles\' items (no tombstones); the source links only for the refresh; no e-mail, no pictures; the status job reads the anime index', () => {
     const refresh = byComponent('job.season-refresh');
     const status = byComponent('job.airing-status');
     expect(patterns(refresh)).toContain('SOURCE#*');
@@ -502,9 +502,12 @@ describe('catalogue import jobs (season refresh, airing status)', () => {
       expect(patterns(f), f.component).not.toContain('DELETED');
       expect(patterns(f), f.component).not.toContain('USER#*');
       expect(actionsOf(f.statements, 'ses:'), f.component).toEqual([]);
-      expect(actionsOf(f.statements, 's3:'), f.component).toEqual([]);
       expect(f.env[ENV.picturesBucket], f.component).toBeUndefined();
     }
+    // The status job lists the upcoming and airing animes from the anime index (its snapshot: reads only).
+    expect(actionsOf(refresh.statements, 's3:')).toEqual([]);
+    expect(actionsOf(status.statements, 's3:').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(patterns(status)).toContain('ANIME#IX');
   });
 
   it('every job has a failure alarm: an error of its function', () => {
@@ -541,14 +544,14 @@ describe('rankings job', () => {
     expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
   });
 
-  it('least privilege: the titles, characters and persons, its lease, state and top lists; BatchWriteItem for the lists only; no accounts, tombstones, taxonomies, e-mail or bucket', () => {
+  it('least privilege: the titles, characters and persons (and the latter two\'s indexes, read), its lease, state and top lists; BatchWriteItem for the lists only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
     const job = byComponent('job.rankings');
-    expect(patterns(job).sort()).toEqual(['ANIME#*', 'CHARACTER#*', 'MANGA#*', 'PERSON#*', 'RANKINGS', 'TOP#*'].sort());
+    expect(patterns(job).sort()).toEqual(['ANIME#*', 'CHARACTER#*', 'CHARACTER#IX', 'MANGA#*', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
     const batches = job.statements.filter((st) => asList(st.Action).includes('dynamodb:BatchWriteItem'));
     expect(batches.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[]))).toEqual(['TOP#*']);
     expect(actionsOf(job.statements, 'dynamodb:')).not.toContain('dynamodb:Scan');
     expect(actionsOf(job.statements, 'ses:')).toEqual([]);
-    expect(actionsOf(job.statements, 's3:')).toEqual([]);
+    expect(actionsOf(job.statements, 's3:').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
     // The other jobs write no batches.
     for (const other of ['job.airing-status', 'job.season-refresh', 'job.cleanup']) expect(actionsOf(byComponent(other).statements, 'dynamodb:'), other).not.toContain('dynamodb:BatchWriteItem');
   });
