@@ -65,6 +65,11 @@ export async function createAdministrator(input: AdminInput): Promise<{ id: stri
 
 /** The table of a deployed stage: output `TableName` of the stack `catalogue-api-<stage>`. */
 export async function stageTableName(stage: string, client = new CloudFormationClient({})): Promise<string> {
+  return (await stageOutputs(stage, client)).table;
+}
+
+/** The deployed stage's table and index bucket (the stack's TableName and IndexBucket outputs). */
+export async function stageOutputs(stage: string, client = new CloudFormationClient({})): Promise<{ table: string; indexBucket: string | undefined }> {
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new AdminError(`--stage "${stage}" must match [a-z][a-z0-9-]{0,19}`);
   const stackName = `${SERVICE}-${stage}`;
   let outputs;
@@ -77,7 +82,7 @@ export async function stageTableName(stage: string, client = new CloudFormationC
   }
   const table = outputs?.find((o) => o.OutputKey === 'TableName')?.OutputValue;
   if (!table) throw new AdminError(`the stack ${stackName} has no TableName output (is it deployed completely?)`);
-  return table;
+  return { table, indexBucket: outputs?.find((o) => o.OutputKey === 'IndexBucket')?.OutputValue };
 }
 
 /** The environment variable `create-admin` reads the password from. */
@@ -138,6 +143,9 @@ export async function firstLine(input: NodeJS.ReadableStream): Promise<string | 
 export async function useTarget(tool: string, stage: string | undefined): Promise<string> {
   if (stage === undefined) return `the local service at ${attachToLocal(tool).url}`;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  process.env.TABLE_NAME = await stageTableName(stage);
+  const outputs = await stageOutputs(stage);
+  process.env.TABLE_NAME = outputs.table;
+  // The migration to version 3 and the catalogue import publish the titles' indexes there.
+  if (outputs.indexBucket) process.env.INDEX_BUCKET = outputs.indexBucket;
   return `stage ${stage} (table ${process.env.TABLE_NAME})`;
 }

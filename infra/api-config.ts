@@ -105,6 +105,8 @@ export const FUNCTION_ENV = {
   picturesBucket: 'PICTURES_BUCKET',
   /** The public base URL of those files, without a trailing slash: the pictures distribution on AWS, the S3 emulator's bucket URL locally. */
   picturesBaseUrl: 'PICTURES_BASE_URL',
+  /** The bucket of the in-memory index's snapshots (shared/storage/index-objects.ts). */
+  indexBucket: 'INDEX_BUCKET',
   /**
    * With the edge only (never locally): the origin secret, which switches on the edge check and
    * the viewer address of every function that serves the API (shared/http/edge.ts).

@@ -1,7 +1,7 @@
 /**
  * Signed calls to the AWS APIs the functions use besides DynamoDB and SES: Secrets Manager's
- * GetSecretValue (shared/secrets.ts) and S3's PutObject and DeleteObject
- * (shared/storage/pictures.ts). A call is an HTTP request signed with Signature Version 4 by the
+ * GetSecretValue (shared/secrets.ts) and S3's GetObject, PutObject and DeleteObject
+ * (shared/storage/pictures.ts, shared/storage/index-objects.ts). A call is an HTTP request signed with Signature Version 4 by the
  * SDK's own signer and sent by the SDK's own HTTP handler (both part of every package already,
  * with the DynamoDB client), instead of a full SDK client per service, which would add its
  * protocol code and models to the packages (about 15 KB for Secrets Manager, 130 KB for S3;
@@ -28,7 +28,7 @@ const ENDPOINT_ENV: Record<AwsService, string> = { secretsmanager: 'SECRETS_MANA
 
 const MAX_ATTEMPTS = 3;
 /** Error codes that are worth another attempt besides those of isUnavailable (the SDK's transient ones). */
-const TRANSIENT = new Set(['RequestTimeout', 'RequestTimeoutException']);
+const TRANSIENT = new Set(['RequestTimeoutException']);
 
 export class AwsError extends Error {
   readonly $metadata: { httpStatusCode: number };

@@ -3,4 +3,4 @@ import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { animes } from '../../shared/domain/animes.js';
 import { TITLE_OPERATIONS } from '../../shared/domain/title-resource.js';
 
-export const crud = crudRoutes({ ...animes, keys: TITLE_OPERATIONS.anime });
+export const crud = crudRoutes({ ...animes, keys: TITLE_OPERATIONS.anime, listUses: ['index-read'] });

@@ -3,4 +3,4 @@ import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { characters } from '../../shared/domain/characters.js';
 import { TITLE_OPERATIONS } from '../../shared/domain/title-resource.js';
 
-export const crud = crudRoutes({ ...characters, keys: TITLE_OPERATIONS.character });
+export const crud = crudRoutes({ ...characters, keys: TITLE_OPERATIONS.character, listUses: ['index-read'] });

@@ -7,6 +7,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { mangas } from '../../shared/domain/mangas.js';
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
@@ -16,5 +17,6 @@ export const route = defineRoute({
   query: z.object({ ordering: orderingParam(mangas.list.orderings, 'name') }),
   response: { status: 200, schema: mangas.read, page: true, fields: Object.keys(mangas.read.shape) }, errors: ['not-found'],
   // The genre (404), the posting list of its mangas and their records, the tombstones.
-  keys: grants(grant(entityKeys(genreEntity), 'BatchGetItem'), grant(titleKeys(mangaTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS),
+  keys: grants(grant(entityKeys(genreEntity), 'BatchGetItem'), grant(titleKeys(mangaTitle), 'BatchGetItem'), indexReads('MANGA'), TOMBSTONE_READS),
+  uses: ['index-read'],
 });

@@ -13,6 +13,7 @@ import { animeCard } from '../../shared/domain/cards.js';
 import { news } from '../../shared/domain/news.js';
 import { reviewRead } from '../../shared/domain/reviews.js';
 import { Season } from '../../shared/domain/enums.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 import { defineRoute } from '../../shared/http/route.js';
 
 const season = z.object({ year: z.int(), season: z.enum(Season) });
@@ -35,10 +36,12 @@ export const routes = {
     },
     // Personalised with a token: private to the caller (Vary: Authorization).
     cache: 'public-vary',
-    // The seasons' animes and the latest news (index Queries, then the records), the recent
-    // reviews, the stored recommendations and the caller's list vectors, the tombstones.
+    // The seasons' animes and the latest news (the anime and news indexes, then the records), the
+    // recent reviews, the stored recommendations and the caller's list vectors, the tombstones.
+    uses: ['index-read'],
     keys: grants(
-      grant([titleKeys(animeTitle), titleKeys(newsTitle)], 'BatchGetItem', 'Query'),
+      grant([titleKeys(animeTitle), titleKeys(newsTitle)], 'BatchGetItem'),
+      indexReads('ANIME', 'NEWS'),
       REVIEW_PAGE_READS,
       grant(RECOMMENDATION_KEYS, 'BatchGetItem'),
       grant(listPartitionKeys(ANIME_LIST), 'Query'),

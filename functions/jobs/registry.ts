@@ -19,6 +19,8 @@ import { characterTitle } from '../../shared/db/characters.js';
 import { personTitle } from '../../shared/db/persons.js';
 import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
 import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
+import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -37,6 +39,12 @@ export interface JobDecl {
   sendsMail?: boolean;
   /** The job deletes stored picture files (needs the bucket's name and s3:DeleteObject under `pictures/`, nothing else of the bucket). */
   deletesFiles?: boolean;
+  /**
+   * The job uses the in-memory index's objects (shared/storage/index-objects.ts): `read` loads
+   * snapshots (s3:GetObject under `index/`), `compact` also writes and deletes them (the
+   * compactor); either gets the index bucket's name (infra/aws/index-storage.ts).
+   */
+  index?: 'read' | 'compact';
   /** What the job does to the table (as RouteDecl.keys: per partition-key pattern, the actions); its role may do nothing else. */
   keys: KeyGrants;
   /** The function's timeout in minutes (default 5; Lambda allows 15) and memory in MB (default 1024). */
@@ -59,6 +67,15 @@ const IMPORTED_TITLE_WRITES = grants(
 
 export const JOBS: readonly JobDecl[] = [
   {
+    name: 'index-compaction',
+    entry: 'functions/jobs/index-compaction.ts',
+    schedule: 'rate(10 minutes)',
+    description: "Folds each kind's index deltas into its next snapshot (between the stream trigger's compactions)",
+    localPeriodSeconds: 60,
+    index: 'compact',
+    keys: COMPACTION_KEYS,
+  },
+  {
     name: 'outbox',
     entry: 'functions/jobs/outbox.ts',
     schedule: 'rate(1 minute)',
@@ -79,6 +96,8 @@ export const JOBS: readonly JobDecl[] = [
     deletesFiles: true,
     // Reads the pending entries and deletes each account as an account deletion does, without
     // e-mail; reads the files due for removal and deletes their items.
+    // Account deletions read the news index (articles by the account).
+    index: 'read',
     keys: grants(grant(PENDING_KEYS, 'Query'), ACCOUNT_DELETION, grant(FILE_KEYS, 'Query', 'DeleteItem')),
   },
   {
@@ -98,9 +117,10 @@ export const JOBS: readonly JobDecl[] = [
     entry: 'functions/jobs/airing-status.ts',
     schedule: 'rate(1 hour)',
     description: 'Moves imported titles from upcoming to airing to finished as their dates pass',
-    // Reads the index's status posting lists and the records that may move; writes as a title
-    // write (never a creation or deletion: no slots).
-    keys: IMPORTED_TITLE_WRITES,
+    // Reads the anime index (the upcoming and airing animes) and the records that may move;
+    // writes as a title write (never a creation or deletion: no slots).
+    index: 'read',
+    keys: grants(IMPORTED_TITLE_WRITES, indexReads('ANIME')),
   },
   {
     name: 'rankings',
@@ -109,12 +129,14 @@ export const JOBS: readonly JobDecl[] = [
     description: 'Computes rank and popularity of animes and mangas, favorites and members of characters, favorites of persons, and the top lists',
     timeoutMinutes: 15,
     // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
-    // index (Query); writes their numbers as a title write does (record and index items, no
-    // linked record changes), the titles' positions, its lease, state and top lists (the
-    // changed entries put and deleted with BatchWriteItem, 25 per call). No tombstones, no
-    // accounts, no linked taxonomy records.
+    // vectors (their indexes: pointer, deltas, the vectors object); writes their numbers as a
+    // title write does (record and its index delta, no linked record changes), the titles'
+    // positions, its lease, state and top lists (the changed entries put and deleted with
+    // BatchWriteItem, 25 per call). No tombstones, no accounts, no linked taxonomy records.
+    index: 'read',
     keys: grants(
       grant([titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle)], 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      indexReads('CHARACTER', 'PERSON'),
       RANKINGS_JOB_KEYS,
     ),
   },

@@ -3,4 +3,4 @@ import { mangas } from '../../shared/domain/mangas.js';
 import { TITLE_OPERATIONS } from '../../shared/domain/title-resource.js';
 import { crudRoutes } from '../../shared/http/crud-routes.js';
 
-export const crud = crudRoutes({ ...mangas, keys: TITLE_OPERATIONS.manga });
+export const crud = crudRoutes({ ...mangas, keys: TITLE_OPERATIONS.manga, listUses: ['index-read'] });

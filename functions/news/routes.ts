@@ -3,4 +3,4 @@ import { crudRoutes } from '../../shared/http/crud-routes.js';
 import { news } from '../../shared/domain/news.js';
 import { TITLE_OPERATIONS } from '../../shared/domain/title-resource.js';
 
-export const routes = crudRoutes({ ...news, keys: TITLE_OPERATIONS.news });
+export const routes = crudRoutes({ ...news, keys: TITLE_OPERATIONS.news, listUses: ['index-read'] });

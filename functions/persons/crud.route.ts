@@ -12,4 +12,5 @@ const dropsFiles = grant(FILE_KEYS, 'PutItem');
 export const crud = crudRoutes({
   ...persons,
   keys: { ...operations, update: grants(operations.update, dropsFiles), delete: grants(operations.delete, dropsFiles) },
+  listUses: ['index-read'],
 });

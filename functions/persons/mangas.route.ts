@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { authoredFilters, authoredItem, authoredOrderings } from '../../shared/domain/authored.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { orderingParam } from '../../shared/http/schemas.js';
 
@@ -12,5 +13,6 @@ export const route = defineRoute({
   query: z.object({ ordering: orderingParam(authoredOrderings, '-published_from'), ...authoredFilters }),
   response: { status: 200, schema: authoredItem, page: true, fields: Object.keys(authoredItem.shape) }, errors: ['not-found'],
   // The person (404), the posting list of the mangas crediting them and their records, the tombstones.
-  keys: grants(grant('PERSON#*', 'BatchGetItem'), grant('MANGA#*', 'BatchGetItem', 'Query'), TOMBSTONE_READS),
+  keys: grants(grant('PERSON#*', 'BatchGetItem'), grant('MANGA#*', 'BatchGetItem'), indexReads('MANGA'), TOMBSTONE_READS),
+  uses: ['index-read'],
 });

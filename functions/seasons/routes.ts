@@ -5,6 +5,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { animeRead } from '../../shared/domain/animes.js';
+import { indexReads } from '../../shared/domain/index-reader.js';
 import { Season } from '../../shared/domain/enums.js';
 import { seasonParams, seasonQuery } from '../../shared/domain/seasons.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -16,20 +17,21 @@ const response = {
   fields: Object.keys(animeRead.shape),
   envelope: { year: z.int(), season: z.enum(Season) },
 } as const;
-/** The season's posting list (Query) and its animes' records, the tombstones. */
-const keys = grants(grant(titleKeys(animeTitle), 'BatchGetItem', 'Query'), TOMBSTONE_READS);
+/** The anime index (its pointer and deltas; its snapshot from the index bucket), the page's animes, the tombstones. */
+const keys = grants(grant(titleKeys(animeTitle), 'BatchGetItem'), indexReads('ANIME'), TOMBSTONE_READS);
+const uses = ['index-read'] as const;
 
 export const routes = {
   get: defineRoute({
     name: 'seasons.get', method: 'GET', path: '/api/seasons/{year}/{season}/', access: 'public',
-    summary: 'List the animes of a season', params: seasonParams, query: seasonQuery, response, errors: ['not-found'], keys,
+    summary: 'List the animes of a season', params: seasonParams, query: seasonQuery, response, errors: ['not-found'], keys, uses,
   }),
   now: defineRoute({
     name: 'seasons.now', method: 'GET', path: '/api/seasons/now/', access: 'public',
-    summary: 'List the animes of the current season', query: seasonQuery, response, keys,
+    summary: 'List the animes of the current season', query: seasonQuery, response, keys, uses,
   }),
   upcoming: defineRoute({
     name: 'seasons.upcoming', method: 'GET', path: '/api/seasons/upcoming/', access: 'public',
-    summary: 'List the animes of the upcoming season', query: seasonQuery, response, keys,
+    summary: 'List the animes of the upcoming season', query: seasonQuery, response, keys, uses,
   }),
 };

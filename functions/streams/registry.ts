@@ -9,6 +9,8 @@ import type { KeyGrants } from '../../shared/db/key-patterns.js';
 import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
 import { EFFECT_KINDS, RELATION_KEYS } from '../../shared/db/reverse.js';
+import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
+import { INDEXED_KINDS } from '../../shared/domain/index-kinds.js';
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
@@ -36,6 +38,8 @@ export interface StreamConsumerDecl {
   retryAttempts: number;
   /** The consumer sends e-mail (needs the sender settings and SES permission). */
   sendsMail?: boolean;
+  /** The consumer uses the in-memory index's objects: as JobDecl.index (`read`: loads snapshots; `compact`: also writes and deletes them). */
+  index?: 'read' | 'compact';
   /** The function's timeout (default DEFAULT_CONSUMER_TIMEOUT_SECONDS). */
   timeoutSeconds?: number;
   /**
@@ -65,7 +69,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
   {
     name: 'catalogue',
     entry: 'functions/streams/catalogue.ts',
-    description: 'Keeps derived catalogue items in step: list sizes of the catalogue index, taxonomy orderings after count changes',
+    description: 'Keeps derived catalogue items in step: taxonomy orderings after count changes',
     filter: {
       events: ['INSERT', 'MODIFY', 'REMOVE'],
       keys: { pk: CATALOGUE_STREAM.prefixes.map((prefix) => ({ prefix })) },
@@ -84,7 +88,21 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     retryAttempts: 5,
     // A deleted genre's cleanup rewrites every anime that has it.
     timeoutSeconds: 900,
+    // A deleted record's referrers are found in the titles' indexes.
+    index: 'read',
     keys: RELATION_KEYS,
+  },
+  {
+    name: 'index-compactor',
+    entry: 'functions/streams/index-compactor.ts',
+    description: "Folds a kind's index deltas into its next snapshot at every 256th delta",
+    // Index deltas only (`<KIND>#IX` / `D#<n>`); the pointer (`P`) is the compactor's own write.
+    filter: { events: ['INSERT'], keys: { pk: INDEXED_KINDS.map((k) => ({ equals: `${k}#IX` })), sk: { prefix: 'D#' } } },
+    batchSize: 100,
+    retryAttempts: 3,
+    timeoutSeconds: 300,
+    index: 'compact',
+    keys: COMPACTION_KEYS,
   },
 ];
 

@@ -111,7 +111,7 @@ export const routes = {
     body: deleteSelfBody,
     response: { status: 204 }, errors: [...idErrors, 'validation-error'],
     rateLimit: { policy: 'account', when: own },
-    keys: ACCOUNT_DELETION, sendsMail: true,
+    keys: ACCOUNT_DELETION, sendsMail: true, uses: ['index-read'],
   }),
   about: defineRoute({
     name: 'users.about', method: 'GET', path: '/api/users/{username}/about/', access: 'public',
@@ -176,7 +176,7 @@ export const routes = {
     summary: "Delete the authenticated user's account", body: deleteSelfBody,
     response: { status: 204 }, errors: ['precondition-failed', 'validation-error'],
     rateLimit: { policy: 'account' },
-    keys: ACCOUNT_DELETION, sendsMail: true,
+    keys: ACCOUNT_DELETION, sendsMail: true, uses: ['index-read'],
   }),
   resend_activation: defineRoute({
     name: 'users.resend_activation', method: 'POST', path: '/api/users/resend_activation/', access: 'credentials',

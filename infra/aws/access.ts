@@ -71,10 +71,11 @@ export type SecretKey = 'jwtPublic' | 'jwtPrivate' | 'cursor' | 'emailToken' | '
 
 /**
  * What a function is given for a capability: a secret (read permission and its ARN in `env`), a
- * setting in `env`, or the pictures bucket (s3:PutObject under `pictures/`, its name in `env` and
- * the pictures' public base URL beside it).
+ * setting in `env`, the pictures bucket (s3:PutObject under `pictures/`, its name in `env` and
+ * the pictures' public base URL beside it), or the index bucket (index-storage.ts `read`: s3:GetObject
+ * under `index/`, its name in `env`).
  */
-export type Grant = { secret: SecretKey; env: string } | { setting: 'socialProviders'; env: string } | { storage: 'pictures'; env: string };
+export type Grant = { secret: SecretKey; env: string } | { setting: 'socialProviders'; env: string } | { storage: 'pictures' | 'index'; env: string };
 
 /** Each capability of `RouteDecl.uses` and what it grants. */
 export const CAPABILITY_GRANTS: Readonly<Record<Capability, Grant>> = {
@@ -84,6 +85,7 @@ export const CAPABILITY_GRANTS: Readonly<Record<Capability, Grant>> = {
   'social-providers': { setting: 'socialProviders', env: FUNCTION_ENV.socialProviders },
   'social-secrets': { secret: 'social', env: FUNCTION_ENV.socialSecrets },
   'picture-storage': { storage: 'pictures', env: FUNCTION_ENV.picturesBucket },
+  'index-read': { storage: 'index', env: FUNCTION_ENV.indexBucket },
 };
 
 /** The cursor key: list operations sign and check pagination cursors with it (API.md §1.5). */

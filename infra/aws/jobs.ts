@@ -3,7 +3,8 @@
  * functions/jobs/registry.ts. Jobs refresh derived data, so they may read and write the items
  * their declaration names (`keys`).
  * A job that sends e-mail (the outbox) is created only when the stage has a sender; a job that
- * deletes stored files (the cleanup) may delete picture files and nothing else of the bucket.
+ * deletes stored files (the cleanup) may delete picture files and nothing else of the bucket; a
+ * job declared with `index` may read (or, `compact`, also write and delete) the index's objects.
  * Each job has a failure alarm, as each stream consumer has (streams.ts): an error of its function
  * (a run that threw — e.g. a season refresh or airing status run that left titles unwritten —
  * or timed out; API.md §5.5: the previous results stay in place).
@@ -16,6 +17,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import type { JobDecl } from '../../functions/jobs/registry.js';
 import type { MailIdentity } from './email.js';
+import { acknowledgeIndexObjects, indexStatements, type IndexStorage } from './index-storage.js';
 import { acknowledgePictureObjects, pictureObjectsStatement, type PictureStorage } from './storage.js';
 import { CatalogueFunction, ENV, tableStatements } from './function.js';
 
@@ -28,6 +30,8 @@ export interface ScheduledJobsProps {
   mail?: MailIdentity;
   /** The pictures bucket, for jobs that delete stored files (only the bucket's name and s3:DeleteObject). */
   pictures: PictureStorage;
+  /** The index bucket, for jobs declared with `index` (its name and the actions of index-storage.ts indexStatements). */
+  index: IndexStorage;
 }
 
 export class ScheduledJobs extends Construct {
@@ -53,14 +57,17 @@ export class ScheduledJobs extends Construct {
           [ENV.table]: props.table.tableName,
           ...(job.sendsMail ? props.mail!.environment() : {}),
           ...(job.deletesFiles ? { [ENV.picturesBucket]: props.pictures.bucket.bucketName } : {}),
+          ...(job.index ? { [ENV.indexBucket]: props.index.bucket.bucketName } : {}),
         },
         statements: [
           ...tableStatements(props.table, job.keys),
           ...(job.sendsMail ? props.mail!.statements() : []),
           ...(job.deletesFiles ? [pictureObjectsStatement('s3:DeleteObject', props.pictures.bucket.bucketArn)] : []),
+          ...(job.index ? indexStatements(job.index, props.index.bucket.bucketArn) : []),
         ],
       });
       if (job.deletesFiles) acknowledgePictureObjects(fn.role, props.pictures.arnInStack.nagName);
+      if (job.index) acknowledgeIndexObjects(fn.role, props.index.arnInStack.nagName);
       new Rule(this, `${job.name}-schedule`, {
         description: `Runs the ${job.name} job`,
         schedule: Schedule.expression(job.schedule),

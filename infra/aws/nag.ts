@@ -38,6 +38,10 @@ export const REASONS = {
     'The distribution is reached at its *.cloudfront.net name, whose default certificate fixes the viewer security policy; a minimum of TLS 1.2 needs a custom domain with its own certificate (ACM in us-east-1), not configured yet. Viewers must use HTTPS; towards the bucket CloudFront signs its requests (Origin Access Control).',
   pictureObjects:
     'The upload route writes, and the cleanup job deletes, objects under the `pictures/` prefix of the pictures bucket only: each upload gets a new key chosen by the server, so the keys cannot be listed in advance.',
+  indexBucketAccessLogs:
+    'The bucket holds only the in-memory index’s snapshots of the public catalogue: written and deleted only by the compactor, which logs each version it writes and deletes, and read only by functions of this stack; server access logs would need a separate log bucket and would record little more.',
+  indexObjects:
+    'Functions read (and the compactor writes and deletes) objects under the `index/` prefix of the index bucket only: each version of a kind’s snapshot gets a new key, so the keys cannot be listed in advance.',
   providerInvokesVersions:
     'Granted by the CDK custom resource Provider: invoke on the signing-key handler and its versions (`<arn>:*`), that one function only.',
   failureQueue:

@@ -19,6 +19,7 @@ import { functionMemory } from '../function-memory.js';
 import { originAccess } from './edge.js';
 import { CatalogueFunction, ENV, secretReadStatement, tableStatements } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
+import { acknowledgeIndexObjects, INDEX_BUCKET_ARN_PARAMETER, indexStatements, type IndexStorage } from './index-storage.js';
 import { acknowledgePictureObjects, pictureObjectsStatement, PICTURES_BUCKET_ARN_PARAMETER, type PictureStorage } from './storage.js';
 
 /** One API Gateway route of the group: a declared route, or (route null) one for the catch-all. */
@@ -41,6 +42,8 @@ export interface RouteGroupShared {
   socialProviders?: string;
   /** The pictures bucket and its distribution (storage.ts), for routes that use `picture-storage`. */
   pictures: PictureStorage;
+  /** The index bucket (index-storage.ts), for routes that use `index-read`. */
+  index: IndexStorage;
   /** Variables of every API function (base URL, CORS, logging). */
   environment: Record<string, string>;
   logRemovalPolicy: RemovalPolicy;
@@ -85,9 +88,14 @@ export class RouteGroupStack extends NestedStack {
         description: key,
         memorySize: functionMemory(decl.name, entry.method === 'GET' ? 'read' : 'write'),
         logRemovalPolicy: shared.logRemovalPolicy,
-        ...routeAccess(decl, shared, () => this.picturesBucketArn(shared.pictures)),
+        ...routeAccess(decl, shared, {
+          pictures: () => this.bucketArn(PICTURES_BUCKET_ARN_PARAMETER, 'The pictures bucket (ARN)', shared.pictures.bucket.bucketArn),
+          index: () => this.bucketArn(INDEX_BUCKET_ARN_PARAMETER, 'The index bucket (ARN)', shared.index.bucket.bucketArn),
+        }),
       });
-      if (routeGrants(decl).some((g) => 'storage' in g)) acknowledgePictureObjects(fn.role, PICTURES_BUCKET_ARN_PARAMETER);
+      const storage = new Set(routeGrants(decl).flatMap((g) => ('storage' in g ? [g.storage] : [])));
+      if (storage.has('pictures')) acknowledgePictureObjects(fn.role, PICTURES_BUCKET_ARN_PARAMETER);
+      if (storage.has('index')) acknowledgeIndexObjects(fn.role, INDEX_BUCKET_ARN_PARAMETER);
 
       const integration = new CfnIntegration(this, `${op}Integration`, {
         apiId: shared.apiId,
@@ -114,21 +122,21 @@ export class RouteGroupStack extends NestedStack {
   }
 
   /**
-   * The pictures bucket's ARN as this stack's parameter (created for the first route that stores
-   * pictures): a name of our own, so the acknowledgement of the storage statement can name it.
+   * A bucket's ARN as this stack's parameter `name` (created for the first route that uses the
+   * bucket): a name of our own, so the acknowledgement of the storage statement can name it.
    */
-  private picturesBucketArn(pictures: PictureStorage): string {
-    const existing = this.node.tryFindChild(PICTURES_BUCKET_ARN_PARAMETER) as CfnParameter | undefined;
+  private bucketArn(name: string, description: string, arn: string): string {
+    const existing = this.node.tryFindChild(name) as CfnParameter | undefined;
     if (existing) return existing.valueAsString;
-    const parameter = new CfnParameter(this, PICTURES_BUCKET_ARN_PARAMETER, { type: 'String', description: 'The pictures bucket (ARN)' });
-    parameter.overrideLogicalId(PICTURES_BUCKET_ARN_PARAMETER);
-    this.setParameter(PICTURES_BUCKET_ARN_PARAMETER, pictures.bucket.bucketArn);
+    const parameter = new CfnParameter(this, name, { type: 'String', description });
+    parameter.overrideLogicalId(name);
+    this.setParameter(name, arn);
     return parameter.valueAsString;
   }
 }
 
 /** The variables and permissions of a route's function (access.ts decides, this spells them out). */
-function routeAccess(route: RouteDecl, shared: RouteGroupShared, picturesBucketArn: () => string) {
+function routeAccess(route: RouteDecl, shared: RouteGroupShared, bucketArn: Readonly<Record<'pictures' | 'index', () => string>>) {
   const origin = originAccess(shared.originSecret);
   const environment: Record<string, string> = { ...shared.environment, ...origin.environment, [ENV.table]: shared.table.tableName };
   const statements = [...tableStatements(shared.table, routeKeys(route)), ...origin.statements];
@@ -137,10 +145,15 @@ function routeAccess(route: RouteDecl, shared: RouteGroupShared, picturesBucketA
       environment[grant.env] = shared[grant.setting] ?? '';
       continue;
     }
-    if ('storage' in grant) {
+    if ('storage' in grant && grant.storage === 'pictures') {
       environment[grant.env] = shared.pictures.bucket.bucketName;
       environment[ENV.picturesBaseUrl] = shared.pictures.baseUrl;
-      statements.push(pictureObjectsStatement('s3:PutObject', picturesBucketArn()));
+      statements.push(pictureObjectsStatement('s3:PutObject', bucketArn.pictures()));
+      continue;
+    }
+    if ('storage' in grant) {
+      environment[grant.env] = shared.index.bucket.bucketName;
+      statements.push(...indexStatements('read', bucketArn.index()));
       continue;
     }
     const secret = shared.secrets[grant.secret];

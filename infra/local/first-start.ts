@@ -9,8 +9,10 @@
  * first start. The rest of this comment is the import itself, there or in place.
  *
  * The table is created without its stream, the titles are written in bulk
- * (shared/domain/catalogue-import.ts bulkImport: the items the API's write path would leave, the
- * counter and list sizes included, proved item-identical by test/integration/catalogue-import.test.ts),
+ * (shared/domain/catalogue-import.ts bulkImport: the items the API's write path would leave but
+ * their index deltas, the counter included, proved item-identical by
+ * test/integration/catalogue-import.test.ts; the animes' index is built from the records once the
+ * data dir's engines run: infra/local/runtime.ts, shared/domain/index-rebuild.ts),
  * and only then is the stream turned on (engines.ts ensureTable), so the stream consumers never see
  * the load. A table that exists without a stream is a first import that stopped half-way (Ctrl-C):
  * it is loaded again, in place (ensureTableWithCatalogue; the titles' ids come from their source

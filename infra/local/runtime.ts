@@ -7,8 +7,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { generateSigningKeys } from '../../shared/auth/keygen.js';
 import { FUNCTION_ENV as ENV, SECRET_NAMES } from '../api-config.js';
-import { ensureTable, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
+import { ensureTable, LOCAL_INDEX_BUCKET, LOCAL_PICTURES_BUCKET, startEngines, type Engines } from './engines.js';
 import { advanceStatuses } from '../../shared/domain/catalogue-import.js';
+import { indexesToRebuild, rebuildIndexes } from '../../shared/domain/index-rebuild.js';
 import { migrateStore, type MigrateOptions, type MigrationReport } from '../../shared/domain/migrations.js';
 import { ensureCatalogueFile, ensureTableWithCatalogue, progressBar, type FileStartOptions, type FirstImport, type FirstStartOptions } from './first-start.js';
 import { startGateway, type Gateway } from './gateway.js';
@@ -68,6 +69,11 @@ export function picturesEnvironment(s3Endpoint: string): Record<string, string> 
   return { [ENV.picturesBucket]: LOCAL_PICTURES_BUCKET, [ENV.picturesBaseUrl]: `${s3Endpoint}/${LOCAL_PICTURES_BUCKET}` };
 }
 
+/** Where the local functions keep the in-memory index's objects: the emulator's index bucket (never served). */
+export function indexEnvironment(): Record<string, string> {
+  return { [ENV.indexBucket]: LOCAL_INDEX_BUCKET };
+}
+
 /** The environment of every function, as the CDK app sets it on AWS (see infra/aws). */
 export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: string, table: string): Record<string, string> {
   return {
@@ -89,6 +95,7 @@ export function functionEnvironment(engines: Pick<Engines, 'env'>, baseUrl: stri
     [ENV.socialProviders]: process.env.SOCIAL_PROVIDERS ?? '',
     [ENV.socialSecrets]: SECRET_NAMES.social,
     ...picturesEnvironment(engines.env.AWS_ENDPOINT_URL_S3 ?? ''),
+    ...indexEnvironment(),
   };
 }
 
@@ -146,17 +153,20 @@ export async function startLocal(opts: LocalOptions): Promise<LocalRuntime> {
   let imported: FirstImport | null = opts.importCatalogue && persist ? await ensureCatalogueFile({ dataDir: opts.dataDir, table, ...extra }) : null;
   const engines = await startEngines({ dataDir: opts.dataDir, persist });
   try {
+    // The import, the migration and the status job write with the functions' client: it reads the same environment.
+    Object.assign(process.env, engines.env, { [ENV.table]: table }, indexEnvironment());
     if (opts.importCatalogue) {
-      // The import and the status job write with the functions' client: it reads the same environment.
-      Object.assign(process.env, engines.env, { [ENV.table]: table });
-      // A cached catalogue was imported at another time: its statuses move to now, as the airing status job would move them.
-      if (imported?.via === 'cached' && !extra.now) await advanceStatuses({ now: new Date() });
       const { stagingRoots: _, ...inPlace } = extra;
       imported ??= await ensureTableWithCatalogue({ endpoint: engines.dynamodb, table, ...inPlace });
     } else await ensureTable(engines.dynamodb, table);
     // A kept store written by an earlier version is brought to this one before anything reads it.
-    Object.assign(process.env, engines.env, { [ENV.table]: table });
     const migrated = await migrateLocal(opts.dataDir, opts.migrate);
+    // A title kind without a snapshot (the first start's bulk import writes none: its staging
+    // engine has no index bucket) or whose objects are gone gets one from its records.
+    const rebuilt = await rebuildIndexes(await indexesToRebuild());
+    if (rebuilt.some((r) => r.version !== null)) process.stderr.write(`indexed ${rebuilt.map((r) => `${r.records} ${r.kind.toLowerCase()}s`).join(', ')}\n`);
+    // A cached catalogue was imported at another time: its statuses move to now, as the airing status job would move them.
+    if (imported?.via === 'cached' && !extra.now) await advanceStatuses({ now: new Date() });
     // The functions run in this process: their environment is this process's environment.
     const gateway = await startGateway(opts.port);
     const env = functionEnvironment(engines, gateway.url, table);

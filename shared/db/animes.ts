@@ -87,7 +87,7 @@ const scheduleEntry = (r: AnimeRecord): ScheduleEntry | null =>
 
 export const animeEntity: EntityDef<AnimeRecord> = {
   kind: 'ANIME',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
   unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'An anime with this name already exists.' }],
@@ -115,28 +115,10 @@ export const animeIndex: IndexDef<AnimeRecord> = {
     // Credited in any role (GET /api/producers/{id}/animes/).
     credited: (r) => [...new Set([...ids(r.studios), ...ids(r.producers), ...ids(r.licensors)])],
   },
-  postings: {
-    media_type: 'media_type',
-    status: 'status',
-    season: 'season',
-    year: 'year',
-    year_season: 'year_season',
-    rating: 'rating',
-    genre: 'genre',
-    theme: 'theme',
-    credited: 'credited',
-    studio: 'credited',
-    producer: 'credited',
-    licensor: 'credited',
-  },
   numbers: { score: scoreNumber() },
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // GET /api/schedules/: the airing animes, read whole.
   digests: { schedule: scheduleEntry },
-  // A season's `count` (§4.16).
-  counted: { year_season: (r) => seasonsOf(r) },
-  // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 1_000,
 };
 
 export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS, listStatuses: AnimeListStatus, random: true };

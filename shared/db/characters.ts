@@ -17,14 +17,14 @@ export interface CharacterRecord extends BaseRecord {
   members: number;
   /**
    * Not shown: the character's appearances as `ANIME#<id>#<role>` / `MANGA#<id>#<role>`, kept by
-   * the catalogue consumer from the casts; the `anime`, `manga` and `role` filters index them.
+   * the relations consumer from the casts; the `anime`, `manga` and `role` filters index them.
    */
   appearances?: string[];
 }
 
 export const characterEntity: EntityDef<CharacterRecord> = {
   kind: 'CHARACTER',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
 };
@@ -49,10 +49,7 @@ export const characterIndex: IndexDef<CharacterRecord> = {
     anime_role: (r) => appearing(r, 'ANIME').map((a) => `${a.id}:${a.role}`),
     manga_role: (r) => appearing(r, 'MANGA').map((a) => `${a.id}:${a.role}`),
   },
-  postings: { anime: 'anime', manga: 'manga', role: 'role', anime_role: 'anime_role', manga_role: 'manga_role' },
   searchFields: (r) => [r.name, r.name_kanji, ...r.nicknames],
-  // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 1_200,
 };
 
 export const characterTitle: TitleDef<CharacterRecord> = { entity: characterEntity, index: characterIndex, relations: [], random: true };

@@ -1,6 +1,7 @@
 /**
  * What DynamoDB errors mean for a request: transaction cancellation reasons, the errors that say
- * "the database is unavailable or throttling" (→ 503 with Retry-After), and Contended: a write
+ * "the database is unavailable or throttling" (→ 503 with Retry-After; S3's too, as
+ * shared/aws-request.ts reports them: the object stores of shared/storage), and Contended: a write
  * that gave up because what it depends on kept changing under it (→ 503 too, but not an outage).
  */
 import type { AttributeValue, CancellationReason as SdkCancellationReason } from '@aws-sdk/client-dynamodb';
@@ -45,6 +46,10 @@ const UNAVAILABLE = new Set([
   'LimitExceededException',
   'TransactionInProgressException',
   'TransactionConflictException',
+  // S3's (shared/aws-request.ts): "reduce your request rate" (a 503), and a request whose body
+  // did not arrive in time (a 400, but an outage of the network in between, not a fault).
+  'SlowDown',
+  'RequestTimeout',
 ]);
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

@@ -50,7 +50,7 @@ const ids = (refs: readonly Ref[]) => refs.map((r) => r.id);
 
 export const mangaEntity: EntityDef<MangaRecord> = {
   kind: 'MANGA',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
   unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'A manga with this name already exists.' }],
@@ -73,25 +73,11 @@ export const mangaIndex: IndexDef<MangaRecord> = {
     magazine: (r) => ids(r.serializations),
     // Credited in any AuthorRole (authors are distinct by person).
     author: (r) => ids(r.authors),
-    // Credited in one AuthorRole (GET /api/persons/{id}/mangas/?role=…): evaluated on the `author` list.
+    // Credited in one AuthorRole (GET /api/persons/{id}/mangas/?role=…).
     author_role: (r) => authorRoles(r),
-  },
-  postings: {
-    media_type: 'media_type',
-    status: 'status',
-    genre: 'genre',
-    theme: 'theme',
-    demographic: 'demographic',
-    magazine: 'magazine',
-    author: 'author',
   },
   numbers: { score: scoreNumber() },
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
-  // A person's mangas per role: the `count` of GET /api/persons/{id}/mangas/ (§4.0).
-  counted: { author_role: (r) => authorRoles(r) },
-  // Measured on the generated catalogue (npm run bench): see docs/data-model.md. The `author_role`
-  // filter added ~60 B (tenth scale: mean 694 → 756 B).
-  vectorBytes: 850,
 };
 
 export const mangaTitle: TitleDef<MangaRecord> = { entity: mangaEntity, index: mangaIndex, relations: MANGA_RELATIONS, listStatuses: MangaListStatus, random: true };

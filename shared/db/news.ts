@@ -1,12 +1,12 @@
 /**
  * News articles (API.md §3.8, §4.8): a title entity (titles.ts) without unique fields or written
- * arrays, and the search and filter index of `GET /api/news/` (catalogue-index.ts). The posting
- * lists `anime` and `manga` also answer `GET /api/{animes|mangas}/{id}/news/` through the planner,
- * with exact counts per anime (manga) and tag (shared/http/linked-titles.ts); `author` is
- * internal: it lets account deletion find the articles a user wrote.
+ * arrays, and what its in-memory index holds for `GET /api/news/` (catalogue-index.ts IndexDef).
+ * The filters `anime` and `manga` also answer `GET /api/{animes|mangas}/{id}/news/`, with the
+ * evaluation's exact count (shared/http/linked-titles.ts); `author` is internal: it lets account
+ * deletion find the articles a user wrote.
  */
 import type { Ref } from './animes.js';
-import { linkedValue, type IndexDef } from './catalogue-index.js';
+import { type IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
 import type { TitleDef } from './titles.js';
 
@@ -50,15 +50,7 @@ export const newsIndex: IndexDef<NewsRecord> = {
     // Not a query parameter: the articles of an account (account deletion sets `author` to null).
     author: (r) => (r.author ? [r.author.id] : []),
   },
-  postings: { tag: 'tag', anime: 'anime', manga: 'manga', author: 'author' },
   searchFields: (r) => [r.name, r.description],
-  // The `count` of GET /api/{animes|mangas}/{id}/news/ (§4.0): an anime's or manga's articles per tag.
-  counted: { anime_tag: (r) => r.animes.map((a) => linkedValue(a.id, r.tag)), manga_tag: (r) => r.mangas.map((m) => linkedValue(m.id, r.tag)) },
-  // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 520,
 };
-
-/** The posting lists of the articles each account wrote (read by account deletion, key-patterns.ts). */
-export const AUTHOR_POSTING_KEYS = 'NEWS#P#author#*';
 
 export const newsTitle: TitleDef<NewsRecord> = { entity: newsEntity, index: newsIndex, relations: [] };

@@ -26,7 +26,7 @@ export const PERSON_RELATIONS = ['pictures'] as const;
 
 export const personEntity: EntityDef<PersonRecord> = {
   kind: 'PERSON',
-  // Lists are served by the catalogue index, not by records.ts ordering entries.
+  // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
 };
@@ -44,10 +44,7 @@ export const personIndex: IndexDef<PersonRecord> = {
     category: (r) => [r.category],
     language: (r) => [r.language],
   },
-  postings: { category: 'category', language: 'language' },
   searchFields: (r) => [r.name, r.given_name, r.family_name, ...r.alternate_names],
-  // Measured on the generated catalogue (npm run bench): see docs/data-model.md.
-  vectorBytes: 350,
 };
 
 export const personTitle: TitleDef<PersonRecord> = { entity: personEntity, index: personIndex, relations: PERSON_RELATIONS, random: true };

@@ -81,6 +81,9 @@ export function sortKey(value: OrderValue, type: OrderType, id: string, directio
   return value === null ? `0${SEP}${invertId(id)}` : `1${encodeValue(value, type, maxBytes)}${SEP}${invertId(id)}`;
 }
 
+/** Whether a sort key is that of a value, not of `null` (either direction). */
+export const keyHasValue = (sk: string): boolean => sk.startsWith('1');
+
 /** Compares two strings by code point (DynamoDB's order of string keys), not by UTF-16 unit. */
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);

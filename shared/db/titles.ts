@@ -7,7 +7,8 @@
  *   counter        pk = K#N                    sk = N         { n }                  (records.ts)
  *   chunk          pk = K#<id>                 sk = C#<relation>#<n>  { entries }   written arrays (cast, staff, videos, pictures)
  *   journal        pk = K#<id>                 sk = J#<rev>#<n>       { ops }       staged.ts
- *   index items    catalogue-index.ts
+ *   index delta    pk = K#IX                   sk = D#<n>     { id, v }              index-deltas.ts (the in-memory index)
+ *   digest entry   pk = K#D#<digest>           sk = <id>      (the schedule)         catalogue-index.ts
  *
  * A record and its chunks share a partition, so an update reads everything it replaces with
  * one Query. Chunks hold the arrays a write sets in position order, cut at CHUNK_BYTES so that
@@ -24,7 +25,9 @@
  */
 import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import { countUpdates, indexChange, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { digestChange, vectorOf, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { deltaPlan } from './index-deltas.js';
+import { canonicalJson } from '../json.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
 import { slotCreatePlan, slotDeletePlan, type SlotState } from './slots.js';
@@ -223,6 +226,18 @@ export interface TitleChange<R> {
   slots?: SlotState;
   /** The record's private attributes after the change (absent: those it had, none for a creation). */
   priv?: Record<string, unknown>;
+  /**
+   * The kind's index head as read (index-deltas.ts readHead): when the record's vector changes,
+   * its delta goes in the main plan at the next number. Absent: no delta (bulk loads, which
+   * publish a snapshot instead).
+   */
+  deltaHead?: number;
+}
+
+/** Whether a write from `before` to `after` changes what the kind's index holds of the record. */
+export function changesIndex<R extends BaseRecord>(def: TitleDef<R>, before: R | null, after: R | null): boolean {
+  if (!before || !after) return before !== after;
+  return canonicalJson(vectorOf(def.index, before)) !== canonicalJson(vectorOf(def.index, after));
 }
 
 /**
@@ -280,11 +295,13 @@ export function titleWrite<R extends BaseRecord>(
       restMeanings.push(link.meaning);
     }
   }
-  const index = indexChange(def.index, before?.record ?? null, after);
-  for (const key of index.deletes) restItems.push(del(key));
-  for (const item of index.puts) restItems.push(put(item));
-  // The exact counts of the index's counted filters go with its items (applied exactly once).
-  restItems.push(...countUpdates(def.index, before?.record ?? null, after));
+  if (change.deltaHead !== undefined && changesIndex(def, before?.record ?? null, after)) {
+    mainEntries.push(deltaPlan(entity.kind, change.deltaHead, id, after ? vectorOf(def.index, after) : null));
+  }
+  // The digests (the schedule's airing animes) move with the write; lists and search read the delta.
+  const digests = digestChange(def.index, before?.record ?? null, after);
+  for (const key of digests.deletes) restItems.push(del(key));
+  for (const item of digests.puts) restItems.push(put(item));
   while (restMeanings.length < restItems.length) restMeanings.push(null);
   return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
 }
@@ -353,7 +370,7 @@ export function rankedOrderings<R extends RankedTitle>(date: { key: string; valu
  * filter drops the rest), counted in buckets of one point, 0 to 10.
  */
 export function scoreNumber<R extends RankedTitle>(): RangeNumber<R> {
-  return { value: (r) => r.score, ordering: 'score', bound: (least) => Math.round(least * 100), top: 10 };
+  return { value: (r) => r.score };
 }
 
 /** The key patterns of a title entity's own items: records, claims, counter, chunks, journal, index. */

@@ -11,8 +11,8 @@ import { grant, grants, type KeyGrants } from '../db/key-patterns.js';
 import { blankProfile, createProfilePlan, deleteProfilePlan, getProfileOfUser, PROFILE_WRITES, replaceProfilePlan, type ProfileRecord } from '../db/profiles.js';
 import type { WritePlan } from '../db/records.js';
 import { SOCIAL_UNLINKS, socialLinksOfUser, unlinkPlans } from '../db/social.js';
-import { hasPostings } from '../db/catalogue-index.js';
-import { AUTHOR_POSTING_KEYS, newsIndex } from '../db/news.js';
+import { indexIds, indexReads } from './index-reader.js';
+import { newsIndex } from '../db/news.js';
 import { TOMBSTONE_KEYS, tombstonePlan } from '../db/tombstones.js';
 import { getItems } from '../db/batch.js';
 import { REVIEW_COUNT_KEYS, reviewCountKey, reviewCountOf } from '../db/review-counts.js';
@@ -177,7 +177,7 @@ export async function replaceRegistration(
  */
 export async function accountDeletionPlans(user: StoredUser): Promise<WritePlan[]> {
   const id = user.record.id;
-  const [profile, links, wroteNews, [reviews]] = await Promise.all([getProfileOfUser(id), socialLinkDeletionPlans(id), hasPostings(newsIndex, 'author', id), getItems([reviewCountKey(id)])]);
+  const [profile, links, wroteNews, [reviews]] = await Promise.all([getProfileOfUser(id), socialLinkDeletionPlans(id), indexIds(newsIndex, { author: id }).then((ids) => ids.length > 0), getItems([reviewCountKey(id)])]);
   // The articles it wrote show `author: null` at once and its reviews leave every view at once
   // (the tombstone, read with them); the relations consumer then stores the one, removes the
   // others and clears the tombstone (decision 101, docs/data-model.md "Reviews").
@@ -196,7 +196,7 @@ export const ACCOUNT_DELETION: KeyGrants = grants(
   USER_WRITES.delete,
   PROFILE_WRITES.delete,
   SOCIAL_UNLINKS,
-  grant(AUTHOR_POSTING_KEYS, 'Query'),
+  indexReads('NEWS'),
   grant(REVIEW_COUNT_KEYS, 'BatchGetItem'),
   grant(TOMBSTONE_KEYS, 'UpdateItem'),
 );

@@ -20,7 +20,6 @@
  */
 import { getItems, type Item } from '../db/batch.js';
 import { canonicalJson } from '../json.js';
-import { postingIds } from '../db/catalogue-index.js';
 import { send, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { dropReverse, readReverse, reconcileReverse, reverseSources } from '../db/reverse.js';
@@ -29,6 +28,7 @@ import { finishDeletion } from '../db/staged.js';
 import { clearTombstone, Deleted, tombstoneKey } from '../db/tombstones.js';
 import { afterAccountDeleted, afterTitleDeleted, afterTitleRenamed } from './playlist-effects.js';
 import { afterReviewDeleted } from './review-effects.js';
+import { indexIds } from './index-reader.js';
 import { animes } from './animes.js';
 import { characters } from './characters.js';
 import { mangas } from './mangas.js';
@@ -129,7 +129,7 @@ async function touch(kind: string, id: string): Promise<void> {
 
 async function refreshReferrers(kind: string, id: string): Promise<void> {
   for (const { resource, filter } of REFERRERS[kind] ?? []) {
-    const ids = await postingIds(resource.title.index, filter, id);
+    const ids = await indexIds(resource.title.index, { [filter]: id });
     await inParallel(ids, (titleId) => refreshTitle(resource, titleId));
   }
 }

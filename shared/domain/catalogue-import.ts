@@ -9,10 +9,11 @@
  *    one title), a linked one is refreshed by the rules of imported.ts, one a contributor
  *    deleted stays deleted. Titles are first read in batches, so unchanged ones cost no write.
  *  - bulkImport: into an empty store (`npm start`'s first start), the same items written with
- *    BatchWriteItem, and the aggregates the API keeps by increments or by its stream consumer
- *    (the anime counter, the index's list sizes) computed and written once, as the benchmark's
- *    loader does. test/integration/catalogue-import.test.ts proves the items equal to
- *    importTitles'.
+ *    BatchWriteItem and without their index deltas, the anime counter the API keeps by
+ *    increments computed and written once. The animes' index is then built from their records
+ *    (`npm start`: index-rebuild.ts, once the data dir's index bucket is reachable).
+ *    test/integration/catalogue-import.test.ts proves the items equal to importTitles' but the
+ *    deltas, and the index built from them equal to what the deltas give.
  *  - advanceStatuses: the airing status job.
  *
  * Names are unique among animes: each title takes the first of its nameCandidates that no other
@@ -23,8 +24,7 @@
 import { createHash } from 'node:crypto';
 import { animeEntity, animeIndex, animeTitle, type AnimeRecord } from '../db/animes.js';
 import { getItems, type BulkWriter, type Item } from '../db/batch.js';
-import { countAddedBy, readPostings } from '../db/catalogue-index.js';
-import { CATALOGUE_STREAM, sizeKeyOfItem } from '../db/catalogue-stream.js';
+import { indexIds } from './index-reader.js';
 import { counterKeyOf, recordKeyOf } from '../db/records.js';
 import { sourceLinkItem, sourceLinkPlan, sourceLinks } from '../db/sources.js';
 import { titleWrite } from '../db/titles.js';
@@ -212,18 +212,14 @@ export interface BulkOptions {
 
 /**
  * Writes `titles` into a store without animes (see the module comment): the items importTitles
- * would leave, with the anime counter, the index's exact counts and the list sizes the catalogue stream consumer would
- * count (the store's stream must not see these items: `npm start` writes them before the table
- * has one). Returns the number of items.
+ * would leave but their index deltas, and the anime counter (the store's stream must not see
+ * these items: `npm start` writes them before the table has one). Returns the number of items.
  */
 export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptions): Promise<number> {
   const now = opts.now ?? new Date();
   const { writer } = opts;
   const claimed = new Set<string>();
   const counter = counterKeyOf(animeEntity);
-  const sizes = new Map<string, Item>();
-  const counts = new Map<string, Item>();
-  const counted = (pk: string) => CATALOGUE_STREAM.prefixes.some((p) => pk.startsWith(p));
   const start = writer.written;
   let count = 0;
   for (const [i, t] of titles.entries()) {
@@ -238,26 +234,13 @@ export async function bulkImport(titles: readonly SourceTitle[], opts: BulkOptio
     // The i-th title takes random-pick slot i + 1, as the i-th creation would (slots.ts).
     const plan = titleWrite(animeTitle, null, { after: created.record, relations: created.relations, links: animes.links!(null, created.record), priv: created.priv, slots: { n: i } });
     for (const op of [...plan.main.items, ...plan.rest.items] as Record<string, { Item?: Item; Key?: Item }>[]) {
-      if (op.Put) {
-        const item = op.Put.Item!;
-        const size = sizeKeyOfItem(item);
-        if (size && counted(String(item.pk))) {
-          const key = `${size.pk}\u0000${size.sk}`;
-          sizes.set(key, { ...size, n: Number(sizes.get(key)?.n ?? 0) + 1 });
-        }
-        await writer.put(item);
-      } else if (op.Update?.Key?.pk === counter.pk) count++;
-      else if (countAddedBy(op as never)) {
-        // An exact count of the index (a season's animes): summed, put at the end.
-        const { key, d } = countAddedBy(op as never)!;
-        const id = `${key.pk}\u0000${key.sk}`;
-        counts.set(id, { ...key, n: Number(counts.get(id)?.n ?? 0) + d });
-      } else throw new Error(`${t.key}: a creation's plan holds ${JSON.stringify(Object.keys(op))}`);
+      if (op.Put) await writer.put(op.Put.Item!);
+      else if (op.Update?.Key?.pk === counter.pk) count++;
+      else throw new Error(`${t.key}: a creation's plan holds ${JSON.stringify(Object.keys(op))}`);
     }
     await writer.put(sourceLinkItem(SOURCE, t.key, created.record.id));
     opts.onProgress?.(i + 1);
   }
-  for (const size of [...sizes.values(), ...counts.values()]) await writer.put(size);
   await writer.put({ ...counter, n: count });
   await writer.drain();
   return writer.written - start;
@@ -276,9 +259,8 @@ export type StatusSummary = Partial<Record<'moved' | 'failed', number>>;
 export async function advanceStatuses(opts: { now?: Date; concurrency?: number } = {}): Promise<StatusSummary> {
   const now = opts.now ?? new Date();
   const today = tokyoDate(now);
-  const [upcoming, airing] = await Promise.all([readPostings(animeIndex, 'status', 'upcoming'), readPostings(animeIndex, 'status', 'airing')]);
-  const due = [...upcoming.filter((v) => v.o.aired_from !== null && String(v.o.aired_from) <= today), ...airing].map((v) => v.id);
-  const items = await getItems(due.map((id) => recordKeyOf(animeEntity, id)));
+  const [upcoming, airing] = await Promise.all([indexIds(animeIndex, { status: 'upcoming' }), indexIds(animeIndex, { status: 'airing' })]);
+  const items = await getItems([...upcoming, ...airing].map((id) => recordKeyOf(animeEntity, id)));
   const moving = items.filter((i): i is Item => {
     const prov = provenanceOf(i?.priv as Record<string, unknown> | undefined);
     return prov !== null && statusChange(i!.rec as AnimeRecord, prov, today) !== null;

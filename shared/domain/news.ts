@@ -113,7 +113,7 @@ const newsOf = (parent: { kind: string; noun: string }, filter: 'anime' | 'manga
   orderings: news.list.orderings,
   defaultOrdering: news.list.defaultOrdering,
   filters: { tag: enumParam(NewsTag) },
-  counted: { name: `${filter}_tag`, param: 'tag', values: NewsTag },
+  param: 'tag',
 });
 
 export const animeNews = newsOf({ kind: 'ANIME', noun: 'anime' }, 'anime');

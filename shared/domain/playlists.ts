@@ -218,9 +218,7 @@ export const itemIndex = (kind: PlaylistKind): IndexDef<ItemRecord> => ({
   // `title`: the listed title's id, so a page leaves out the items of titles deleted since;
   // `favorite`: what the recommendations read for the caller's seeds (API.md §5.4).
   filters: { status: (r) => [r.status as string], title: (r) => [r[kind.idField] as string], favorite: (r) => (r.is_favorite === true ? ['true'] : []) },
-  postings: {},
   searchFields: () => [],
-  vectorBytes: 200,
 });
 
 /** The title a list kind's items name, as its record (for the bounds and the card). */

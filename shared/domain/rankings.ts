@@ -6,16 +6,16 @@
  *  2. Read: every anime and manga (their slots, then each title's partition: the record with its
  *     counters, the cast and staff chunks) and, for each title with members, who lists it and
  *     which of them hold it as a favourite (`ANIME#<id>#L`); the characters and persons whose
- *     stored numbers are not zero (the index's `members` / `favorites` ranges); the top lists.
+ *     stored numbers are not zero (their indexes' vectors: index-reader.ts indexVectors); the top lists.
  *  3. Compute: `rank` and `popularity` per kind from the counters; per character the distinct
  *     users of the titles it appears in (any item: `members`; a favourite: `favorites`), per
  *     person the distinct users holding a favourite of a title crediting it (anime staff, anime
  *     voice actors, manga authors) — users are numbered once, and each character's union is
  *     counted by stamping the users of its titles (no set per character).
  *  4. Write what changed, records first: a title's numbers in its record (`score`, `scored_by`,
- *     `members`, `favorites` — what its index orders by — at its revision, with the index items
+ *     `members`, `favorites` — what its index orders by — at its revision, with its index delta
  *     whose vector changed), its positions beside its counters (`st_rank`, `st_popularity`), a
- *     character's or person's numbers (at its revision, with its index items). Then, if every
+ *     character's or person's numbers (at its revision, with its delta). Then, if every
  *     record was written, the top lists (entries moved, put, deleted). Then `refreshed_at`, in the
  *     transaction that releases the lease.
  *
@@ -25,7 +25,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from '../concurrency.js';
-import { readCountRange, type Vector } from '../db/catalogue-index.js';
+import type { Vector } from '../db/catalogue-index.js';
+import { indexVectors } from './index-reader.js';
 import { characterIndex } from '../db/characters.js';
 import { personIndex } from '../db/persons.js';
 import { listingUsers } from '../db/playlists.js';
@@ -93,7 +94,7 @@ export interface RankingsSummary {
   animes: number;
   mangas: number;
   users: number;
-  /** Items written, by kind of write (records with their index items count as one each). */
+  /** Items written, by kind of write (records with their deltas count as one each). */
   written: { titles: number; positions: number; characters: number; persons: number; entries: number };
   failed: number;
   refreshed_at: string | null;
@@ -233,7 +234,7 @@ function distinctUsers(titles: readonly TitleFacts[], userCount: number) {
 }
 
 /**
- * Writes a record's new numbers at its revision, with the index items they move (a title write
+ * Writes a record's new numbers at its revision, with its index delta (a title write
  * keeping `updated_at`, title-writes.ts); returns the record as written, or `null` when it is
  * gone. Numbers already there: nothing is written.
  */
@@ -271,8 +272,8 @@ export async function runRankings(opts: { leaseMs: number; now?: () => Date }): 
     const users = new UserNumbers();
     const [titles, storedCharacters, storedPersons, lists] = await Promise.all([
       readTitles(users),
-      readCountRange(characterIndex, 'members', 1),
-      readCountRange(personIndex, 'favorites', 1),
+      indexVectors(characterIndex).then((all) => [...all.values()].filter((v) => numberOf(v, 'members') >= 1)),
+      indexVectors(personIndex).then((all) => [...all.values()].filter((v) => numberOf(v, 'favorites') >= 1)),
       Promise.all(TOP_LISTS.map(async (list) => [list, await readTopList(list)] as const)),
     ]);
 

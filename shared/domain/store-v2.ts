@@ -3,11 +3,8 @@
  * parts derive from the records that a store written before lacks, or holds in the previous
  * form, rebuilt from the records — each through the code that writes them now:
  *
- *  1. titles (every anime and manga, walked by `created_at` from a checkpoint, a page at a time,
- *     several titles at once):
- *     - its index items version 1 lacked or wrote otherwise (catalogue-index.ts
- *       putIndexDifferences): an anime's derived ordering entries (`members_name`, home's
- *       seasons, decision Q5), every index item of a manga (its vector gained `author_role`, Q4);
+ *  1. titles (every anime and manga, walked in id order from their random-pick slots, from a
+ *     checkpoint, a page at a time, several titles at once):
  *     - its reverse views, reconciled as the relations consumer does (catalogue-effects.ts
  *       reconcileSource): the fan-out of version 1 is read as a list of item keys and replaced
  *       by the title's state, its items (appearances and staff credits keyed by name, a voice
@@ -16,31 +13,30 @@
  *     - its reviews (version 1 kept a vector per review in the title's and the author's
  *       partitions): each review's list entries, its claim's `sp`, its vectors gone (Q6);
  *  2. a sweep of the table (one Scan), repeated until a pass changes nothing:
- *     - every exact count — the index's counted values (`K#C#…`: seasons, authors per role,
- *       news per title and tag, Q2) and the review lists' counts — counted from the records and
- *       put as totals where the item differs, on the condition that it still holds what the
- *       pass read (a count a write moved meanwhile is counted again by the next pass);
+ *     - the review lists' exact counts, counted from the records and put as totals where the
+ *       item differs, on the condition that it still holds what the pass read (a count a write
+ *       moved meanwhile is counted again by the next pass);
  *     - reviews the walk did not reach (version-1 vectors of titles gone since);
  *     - recommendation lists of titles deleted before decision V6 (their cascades left them);
  *     - ordering entries of deleted taxonomy records (genres, themes, demographics, magazines,
  *       producers) that version 1's catalogue consumer put back after the deletion (Z4).
  *
- * Every part is idempotent: a title whose items are current writes nothing (its index items are
- * read and compared, its reconcile finds its state listed alone, it has no vectors left), a
- * count that holds its total is not written; so a second run writes nothing, and a run stopped
- * anywhere and run again ends as one run would. Writes made meanwhile by the new code are safe:
- * index items are put on the condition that the record is at the revision read, reviews on the
- * condition that the review is, reconciles and counts as described above.
+ * Version 2 also brought the planner's title index items up to date (derived ordering entries,
+ * the manga vectors' `author_role`, the index's exact counts): the step after it (store-v3.ts)
+ * deletes every such item and publishes the in-memory index instead, so this step no longer
+ * writes them (issue 19, decision O9).
+ *
+ * Every part is idempotent: a title whose items are current writes nothing (its reconcile finds
+ * its state listed alone, it has no vectors left), a count that holds its total is not written;
+ * so a second run writes nothing, and a run stopped anywhere and run again ends as one run would.
+ * Writes made meanwhile by the new code are safe: reviews are upgraded on the condition that the
+ * review is as read, reconciles and counts as described above.
  */
 import { mapLimit } from '../concurrency.js';
 import { getItems, writeItems } from '../db/batch.js';
-import { countKey, isCountItem, orderingWalk, putIndexDifferences, type IndexDef } from '../db/catalogue-index.js';
-import { animeIndex } from '../db/animes.js';
-import { mangaIndex } from '../db/mangas.js';
-import { newsIndex } from '../db/news.js';
-import { Contended } from '../db/errors.js';
 import { putCountIfUnchanged, scanTable, type Checkpoint } from '../db/migrations.js';
 import { dropList, listTitleOf } from '../db/recommendations.js';
+import { slottedIds } from '../db/slots.js';
 import { commit, counterKeyOfKind, orderingEntryIdOf, recordIdOf, recordKeyOfKind, StaleRecord, type BaseRecord, type EntityDef } from '../db/records.js';
 import { demographicEntity, genreEntity, magazineEntity, producerEntity, themeEntity } from '../db/taxonomy.js';
 import { countsOfReview, dropLegacyVectors, getReview, isReviewCountItem, legacyTitleVectors, legacyVectorOf, upgradeReviewPlan, type LegacyVector } from '../db/reviews.js';
@@ -49,17 +45,11 @@ import { reconcileSource } from './catalogue-effects.js';
 import { reviewKindOf, type ReviewRecord } from './reviews.js';
 import type { MigrationStep, StepContext, StepSummary } from './migrations.js';
 
-type AnyIndex = IndexDef<BaseRecord>;
-const any = (def: unknown) => def as AnyIndex;
+/** The titles walked, in order. */
+const TITLES: readonly { kind: 'ANIME' | 'MANGA' }[] = [{ kind: 'ANIME' }, { kind: 'MANGA' }];
 
-/** The titles walked, in order, and which of their index items version 1 lacked or wrote otherwise. */
-const TITLES: readonly { kind: 'ANIME' | 'MANGA'; index: AnyIndex; rewrite: 'derived' | 'all' }[] = [
-  { kind: 'ANIME', index: any(animeIndex), rewrite: 'derived' },
-  { kind: 'MANGA', index: any(mangaIndex), rewrite: 'all' },
-];
-
-/** The indexes whose exact counts the sweep puts. */
-const COUNTED: readonly AnyIndex[] = [any(animeIndex), any(mangaIndex), any(newsIndex)];
+/** The kinds whose recommendation lists the sweep keeps only while their title exists. */
+const LISTED = ['ANIME', 'MANGA', 'NEWS'];
 
 /** The taxonomy kinds whose deleted records' ordering entries the old catalogue consumer could leave (Z4). */
 const TAXONOMY = [genreEntity, themeEntity, demographicEntity, magazineEntity, producerEntity].map((d) => d as unknown as EntityDef<BaseRecord>);
@@ -74,7 +64,6 @@ const TRIES = 4;
 /** What the step did, for its report. */
 interface Done {
   titles: number;
-  indexItems: number;
   reviews: number;
   countsPut: number;
   listsRemoved: number;
@@ -86,27 +75,27 @@ interface Done {
 export const storeV2: MigrationStep = {
   from: 1,
   to: 2,
-  title: 'issue 18: exact counts, home\'s ordering, manga vectors, review entries and counts, reverse views',
+  title: 'issue 18: review entries and counts, reverse views, recommendation lists and taxonomy entries left behind',
   async run(ctx: StepContext): Promise<StepSummary> {
-    const done: Done = { titles: 0, indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 0, itemsScanned: 0 };
+    const done: Done = { titles: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 0, itemsScanned: 0 };
     let at: Checkpoint = ctx.checkpoint ?? { phase: 'titles', kind: TITLES[0]!.kind, after: null, done: 0 };
     if (at.phase === 'titles') {
       const total = await titleCount();
       let n = at.done ?? 0;
       ctx.progress({ phase: 'titles', done: n, total });
       for (const t of TITLES.slice(TITLES.findIndex((x) => x.kind === at.kind))) {
-        let after = at.kind === t.kind ? (at.after ?? null) : null;
-        for (;;) {
-          const page = await orderingWalk(t.index, 'created_at', after, ctx.pageSize ?? PAGE);
-          await mapLimit(page.ids, ctx.concurrency, async (id) => {
+        const after = at.kind === t.kind ? (at.after ?? null) : null;
+        // In id order: a title created since is written by the new code; one deleted is skipped.
+        const ids = (await slottedIds(t.kind)).sort().filter((id) => after === null || id > after);
+        const page = ctx.pageSize ?? PAGE;
+        for (let i = 0; i < ids.length; i += page) {
+          await mapLimit(ids.slice(i, i + page), ctx.concurrency, async (id) => {
             ctx.beforeTitle?.(n);
             await upgradeTitle(t, id, done);
             n++;
             ctx.progress({ phase: 'titles', done: n, total });
           });
-          if (page.last === null) break;
-          after = page.last;
-          at = { phase: 'titles', kind: t.kind, after, done: n };
+          at = { phase: 'titles', kind: t.kind, after: ids[Math.min(i + page, ids.length) - 1]!, done: n };
           await ctx.save(at);
         }
         const next = TITLES[TITLES.indexOf(t) + 1];
@@ -135,19 +124,10 @@ async function titleCount(): Promise<number> {
   return counters.reduce((n, c) => n + Number(c?.n ?? 0), 0);
 }
 
-/** Step 1 for one title: its index items, its reverse views, its reviews. */
+/** Step 1 for one title: its reverse views, its reviews. */
 async function upgradeTitle(t: (typeof TITLES)[number], id: string, done: Done): Promise<void> {
-  const key = recordKeyOfKind(t.kind, id);
-  for (let attempt = 1; ; attempt++) {
-    const [item] = await getItems([key]);
-    if (!item) return;
-    const put = await putIndexDifferences(t.index, key, item.rec as BaseRecord, Number(item.rev), t.rewrite);
-    if (put !== null) {
-      done.indexItems += put;
-      break;
-    }
-    if (attempt >= TRIES) throw new Contended(`The index of ${t.kind} ${id}`);
-  }
+  const [item] = await getItems([recordKeyOfKind(t.kind, id)]);
+  if (!item) return;
   await reconcileSource(t.kind, id);
   const kind = reviewKindOf(t.kind)!;
   for (const v of await legacyTitleVectors(kind, id)) {
@@ -209,14 +189,9 @@ async function sweep(ctx: StepContext, done: Done): Promise<number> {
     onPage: async (items, n) => {
       scanned += n;
       for (const item of items) {
-        for (const def of COUNTED) {
-          const id = recordIdOf(def.kind, item);
-          if (id !== null) {
-            records.add(`${def.kind}#${id}`);
-            for (const [name, values] of Object.entries(def.counted ?? {})) {
-              for (const v of new Set(values(item.rec as BaseRecord))) add(count(countKey(def, name, v)).want, 'n');
-            }
-          } else if (isCountItem(def, item)) count({ pk: String(item.pk), sk: 'N' }).read = item;
+        for (const kind of LISTED) {
+          const id = recordIdOf(kind, item);
+          if (id !== null) records.add(`${kind}#${id}`);
         }
         if (recordIdOf('REVIEW', item) !== null) {
           const r = item.rec as ReviewRecord;

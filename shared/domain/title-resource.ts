@@ -4,6 +4,7 @@
  * options, and how a write becomes a stored record with its relations and the count changes of
  * the records it links.
  */
+import { indexReads } from './index-reader.js';
 import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
 import { grant, grants, type CrudGrants, type KeyPattern } from '../db/key-patterns.js';
@@ -102,8 +103,8 @@ interface TitleItems {
 /**
  * What the CRUD operations of a title kind do to the table (shared/http/titles.ts,
  * title-writes.ts). Every operation reads the tombstones (BatchGetItem, with what it reads
- * anyway). A list queries the catalogue index and reads the page's records and the records its
- * filters name; a detail reads the record (and queries its reverse views). A write reads the
+ * anyway). A list reads the kind's in-memory index (its pointer and deltas: index-reader.ts) and
+ * the page's records and the records its filters name; a detail reads the record (and queries its reverse views). A write reads the
  * title for the change (Query of its partition), may read the kind's counter and slots (GetItem,
  * Query; kinds with random picks), and puts, updates and deletes its own items: which of these a given write takes
  * depends on the data (a staged write and its journal, a creation or deletion that moves the
@@ -118,7 +119,7 @@ function titleOperations(t: TitleItems): CrudGrants {
   const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones);
   const linking = grants(write, grant(t.counted ?? [], 'BatchGetItem', 'UpdateItem'), grant(t.referenced ?? [], 'BatchGetItem'));
   return {
-    list: grants(grant(t.own, 'BatchGetItem', 'Query'), grant(t.filters ?? [], 'BatchGetItem'), tombstones),
+    list: grants(grant(t.own, 'BatchGetItem'), indexReads(t.own.replace(/#\*$/, '')), grant(t.filters ?? [], 'BatchGetItem'), tombstones),
     get: grants(grant(t.own, 'BatchGetItem'), views, tombstones),
     create: linking,
     update: linking,
@@ -155,8 +156,8 @@ export const TITLE_OPERATIONS: Readonly<Record<keyof typeof TITLE_ITEMS, CrudGra
 /**
  * A sub-resource list of the titles that link a parent record (API.md §4.0 "Sub-resource
  * lists"; the `news/` of an anime or a manga, §4.1.2): the listed resource's index queried with
- * the parent's equality (`filter`) and the query's filters, its exact `count` from the index's
- * exact counts (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
+ * the parent's equality (`filter`) and the query's filters, its exact `count` the index's count of
+ * that query (shared/http/linked-titles.ts; declared by linkedListRoute, shared/http/crud-routes.ts).
  */
 export interface LinkedListing<R extends BaseRecord> {
   /** The listed titles (their list item shape). */
@@ -169,9 +170,6 @@ export interface LinkedListing<R extends BaseRecord> {
   defaultOrdering: string;
   /** Query filters (schemas); each names an index filter of the same name. */
   filters: z.core.$ZodLooseShape;
-  /**
-   * The exact count: the index's count `name` (IndexDef.counted) of the parent's id paired with
-   * the value of the query filter `param` (linkedValue), summed over its `values` without it.
-   */
-  counted: { name: string; param: string; values: readonly string[] };
+  /** The query filter that narrows the list to one value of it (news: `tag`); `count` is the index's count of the query. */
+  param: string;
 }

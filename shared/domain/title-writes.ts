@@ -9,7 +9,8 @@ import { getItems } from '../db/batch.js';
 import { joinPlans, recordKeyOfKind, StaleRecord, type BaseRecord, type WritePlan } from '../db/records.js';
 import { commitStaged, finishJournal } from '../db/staged.js';
 import { readSlots, SlotsMoved } from '../db/slots.js';
-import { loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
+import { changesIndex, loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
+import { DeltaMoved, readHead } from '../db/index-deltas.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { Contended } from '../db/errors.js';
 import { notFound, validationError } from '../problem.js';
@@ -43,14 +44,21 @@ export interface Change<R> {
   gone?: readonly string[];
 }
 
-/** How often a creation or deletion is planned again when other ones moved the kind's slots. */
-const SLOT_TRIES = 12;
+/**
+ * How often a change is committed again when other writes of the kind took its turn first: moved
+ * the random-pick slots (creations, deletions) or took the index delta's number (every write that
+ * changes what the index holds: index-deltas.ts). The record is not read again for these (it did
+ * not change: that would be a conflict), only the kind's head and slots.
+ */
+const TURN_TRIES = 40;
+/** The longest wait between two turns (ms); the waits are jittered and grow from a few ms. */
+const TURN_WAIT_MS = 100;
 
 /**
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
- * (its own revision, or a linked record that was deleted or changed type; or, for creations and
- * deletions, the kind's random-pick slots). The main transaction also holds the resource's
- * `extraPlan` and the attempt's `extra`.
+ * (its own revision, or a linked record that was deleted or changed type), and committing it
+ * again when other writes of the kind took its turn (TURN_TRIES). The main transaction also holds
+ * the resource's `extraPlan`, the attempt's `extra` and the record's index delta.
  *
  * A linked record found gone (GoneLink: a link it only loses, to a record deleted since) is left
  * out of the next attempt's counts and does not count as a conflict: each such retry removes one
@@ -60,28 +68,35 @@ const SLOT_TRIES = 12;
  */
 export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R>, attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>): Promise<void> {
   const skip = new Set<string>();
+  const kind = resource.title.entity.kind;
   let changed = 0;
-  let moved = 0;
-  while (changed < 4 && moved < SLOT_TRIES) {
+  while (changed < 4) {
     const change = await attempt(skip);
     if (change === 'done') return;
     for (const key of change.gone ?? []) skip.add(key);
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
+    const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
+    // A change of what the kind's index holds of the record carries its delta (index-deltas.ts).
+    const indexed = changesIndex(resource.title, change.before?.record ?? null, change.after);
     try {
-      // Creations and deletions of a kind with random picks also move its slots (slots.ts).
-      const slots = resource.title.random && (!change.before || !change.after) ? await readSlots(resource.title.entity.kind, !change.after) : undefined;
-      const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}) });
-      const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
-      const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
-      await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
-      return;
-    } catch (err) {
-      if (err instanceof SlotsMoved) {
-        // Concurrent creations of a kind take turns: wait a little, growing and jittered.
-        moved++;
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(moved, 6)));
-        continue;
+      for (let turn = 1; ; turn++) {
+        try {
+          // Creations and deletions of a kind with random picks also move its slots (slots.ts).
+          const [slots, deltaHead] = await Promise.all([
+            resource.title.random && (!change.before || !change.after) ? readSlots(kind, !change.after) : undefined,
+            indexed ? readHead(kind) : undefined,
+          ]);
+          const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}), ...(deltaHead === undefined ? {} : { deltaHead }) });
+          const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
+          await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
+          return;
+        } catch (err) {
+          if (!(err instanceof SlotsMoved || err instanceof DeltaMoved)) throw err;
+          if (turn >= TURN_TRIES) throw new Contended(`The ${resource.noun}`);
+          await new Promise((r) => setTimeout(r, Math.random() * Math.min(TURN_WAIT_MS, 4 * 2 ** Math.min(turn, 5))));
+        }
       }
+    } catch (err) {
       if (err instanceof GoneLink && !skip.has(err.key)) {
         skip.add(err.key);
         continue;

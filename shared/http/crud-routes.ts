@@ -10,7 +10,7 @@ import { writeSchemas, type FieldSpecs } from '../domain/fields.js';
 import type { ListOptions } from '../domain/resource.js';
 import type { LinkedListing } from '../domain/title-resource.js';
 import type { RateLimitDecl } from './rate-limits.js';
-import { defineRoute } from './route.js';
+import { defineRoute, type Capability } from './route.js';
 import { orderingParam, searchParam } from './schemas.js';
 
 /** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
@@ -45,7 +45,7 @@ export const CATALOGUE_WRITE: RateLimitDecl = { policy: 'catalogue-write' };
  * what the `keys` given say (a title also links and reads other records). The four writes are
  * counted by the `catalogue write` policy.
  */
-export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity: Parameters<typeof crudGrants<R>>[0] } | { keys: CrudGrants })) {
+export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity: Parameters<typeof crudGrants<R>>[0] } | { keys: CrudGrants; listUses?: readonly Capability[] })) {
   const { segment, noun, writer, read } = resource;
   const keys = 'keys' in resource ? resource.keys : crudGrants(resource.entity);
   const collection = `/api/${segment}/`;
@@ -60,6 +60,7 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
       summary: `List ${segment}`, query: listQuery(resource),
       response: { status: 200, schema: listItem, page: true, fields: Object.keys(listItem.shape) }, keys: keys.list,
+      ...('listUses' in resource && resource.listUses ? { uses: resource.listUses } : {}),
     }),
     create: defineRoute({
       name: `${segment}.create`, method: 'POST', path: collection, access: writer,
@@ -97,6 +98,6 @@ export function linkedListRoute<R extends BaseRecord>(listing: LinkedListing<R>,
   return defineRoute({
     name: decl.name, method: 'GET', path: decl.path, access: 'public', summary: decl.summary,
     query: z.object({ ordering: orderingParam(listing.orderings, listing.defaultOrdering), ...listing.filters }),
-    response: { status: 200, schema: item, page: true, fields: Object.keys(item.shape) }, errors: ['not-found'], keys: decl.keys,
+    response: { status: 200, schema: item, page: true, fields: Object.keys(item.shape) }, errors: ['not-found'], keys: decl.keys, uses: ['index-read'],
   });
 }

@@ -3,19 +3,18 @@
  * always present. In parallel:
  *  - the current and upcoming seasons (§5.2): the first 12 animes of each by `members` desc, then
  *    name — the index's `members`, as `GET /api/seasons/…?ordering=-members` orders them — from
- *    the anime planner (seasonHead: at most 1 + 4 Queries of ≤ 1 MB of index items each);
+ *    the anime index in memory (shared/domain/index-reader.ts: the deltas since the last request);
  *  - the 6 newest non-spoiler anime reviews (the recent partition, shared/db/reviews.ts);
- *  - the 6 newest news articles (the head of the news index's `created_at` ordering);
+ *  - the 6 newest news articles (the head of the news index's `created_at` ordering, in memory);
  *  - the first 8 of the caller's anime recommendations (§4.14: personalised with a valid token,
  *    else popular).
  * Then the cards' records (one BatchGetItem for the animes, one for the news). About 10 calls in
  * 3 rounds, each bounded whatever the catalogue's size (docs/data-model.md "Per-request read
  * ceilings").
  */
-import { animeEntity, animeIndex, HOME_ORDERING, yearSeason } from '../db/animes.js';
-import { orderingHead, queryIndex } from '../db/catalogue-index.js';
+import { animeIndex, HOME_ORDERING, yearSeason } from '../db/animes.js';
 import { newsIndex } from '../db/news.js';
-import { counterKeyOf } from '../db/records.js';
+import { indexPage, indexPages } from '../domain/index-reader.js';
 import { clock } from '../clock.js';
 import { animes } from '../domain/animes.js';
 import { animeCard } from '../domain/cards.js';
@@ -24,9 +23,9 @@ import { ANIME_RECOMMENDATIONS } from '../domain/anime-recommendations.js';
 import { ANIME_REVIEWS } from '../domain/reviews.js';
 import { seasonNow, seasonUpcoming, type SeasonOfYear } from '../domain/seasons.js';
 import type { Operation } from './handler.js';
-import { firstRecommendations, listKeys, readKnown } from './recommendations.js';
+import { firstRecommendations, listKeys } from './recommendations.js';
 import { newestReviews } from './reviews.js';
-import { recordsOf, shapeKeys } from './titles.js';
+import { readKnown, recordsOf, shapeKeys } from './titles.js';
 import { Deleted } from '../db/tombstones.js';
 
 /** Items per section (§4.5, §7.1). */
@@ -34,20 +33,20 @@ export const HOME_SIZES = { season: 12, reviews: 6, news: 6, recommendations: 8 
 
 const CARD = Object.keys(animeCard.shape);
 
-/**
- * The first `n` animes of a season by `members` desc, then N(name), then id: the anime planner's
- * page with the season's equality in the index ordering of that order (HOME_ORDERING). A season
- * of up to one read of postings (every season at MyAnimeList's size) is read whole in one Query;
- * a larger one walks the ordering, and a page short of `n` is followed once (up to four reads).
- */
-async function seasonHead(s: SeasonOfYear, n: number): Promise<string[]> {
-  const q = { ordering: HOME_ORDERING, descending: false, limit: n, terms: [], equals: { year_season: yearSeason(s.year, s.season) } };
-  const counter = counterKeyOf(animeEntity);
-  const first = await queryIndex(animeIndex, counter, { ...q, cursor: null });
-  const ids = first.entries.map((e) => e.id);
-  if (ids.length === n || first.next === null) return ids;
-  const more = await queryIndex(animeIndex, counter, { ...q, limit: n - ids.length, cursor: first.next });
-  return [...ids, ...more.entries.map((e) => e.id)];
+/** The first `n` animes of each season by `members` desc, then N(name), then id: the anime index's pages in the ordering of that order (HOME_ORDERING), over one read of it. */
+async function seasonHeads(seasons: readonly [SeasonOfYear, SeasonOfYear], n: number): Promise<[string[], string[]]> {
+  const pages = await indexPages(
+    animeIndex,
+    seasons.map((s) => ({ ordering: HOME_ORDERING, descending: false, limit: n, cursor: null, terms: [], equals: { year_season: yearSeason(s.year, s.season) } })),
+  );
+  const [now, next] = pages.map((p) => p.entries.map((e) => e.id));
+  return [now!, next!];
+}
+
+/** The newest `n` news articles: the head of the news index's `created_at` ordering, descending. */
+async function newestNews(n: number): Promise<string[]> {
+  const page = await indexPage(newsIndex, { ordering: 'created_at', descending: true, limit: n, cursor: null, terms: [], equals: {} });
+  return page.entries.map((e) => e.id);
 }
 
 export const homeOperation: Operation = async (req) => {
@@ -57,16 +56,15 @@ export const homeOperation: Operation = async (req) => {
   // The tombstones (and the recommendations job's state) with the caller's auth state when signed in.
   const first = readKnown(req, listKeys(req));
   const deleted = new Deleted((await first)[1]);
-  const [nowIds, nextIds, reviews, newsIds, recommendations] = await Promise.all([
-    seasonHead(current, HOME_SIZES.season),
-    seasonHead(upcoming, HOME_SIZES.season),
+  const [[nowIds, nextIds], reviews, newsIds, recommendations] = await Promise.all([
+    seasonHeads([current, upcoming], HOME_SIZES.season),
     newestReviews(ANIME_REVIEWS, HOME_SIZES.reviews, deleted),
-    orderingHead(newsIndex, 'created_at', { descending: true, limit: HOME_SIZES.news }),
+    newestNews(HOME_SIZES.news),
     firstRecommendations(ANIME_RECOMMENDATIONS, req, first, HOME_SIZES.recommendations, CARD),
   ]);
   const [cards, articles] = await Promise.all([
     recordsOf(animes, [...new Set([...nowIds, ...nextIds])], CARD, deleted),
-    recordsOf(news, newsIds.map((e) => e.id), shapeKeys(news).item, deleted),
+    recordsOf(news, newsIds, shapeKeys(news).item, deleted),
   ]);
   const byId = new Map(cards.map((c) => [c.id, c]));
   const cardsOf = (ids: readonly string[]) => ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));

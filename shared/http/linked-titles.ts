@@ -2,23 +2,22 @@
  * The titles linked to a record — the reverse lists of a record that titles name in their
  * relation fields: `GET /api/genres/{id}/animes/` (§4.4), `GET /api/producers/{id}/animes/`
  * (§4.11), a genre's mangas, a person's mangas (§4.9, shared/http/authored.ts). One list is the
- * title entity's index queried with an equality filter on the record (`genre`, `credited`,
- * `studio`, `author`, …, the posting lists of shared/db/catalogue-index.ts): the planner reads
- * the record with its first call (404 when it is gone), so a page costs what a filtered list
- * page costs — at most one Query of index items on a first page and four on a later one, each
- * ≤ 1 MB, whatever the number of linked titles. `count` is exact: the record's own count of
- * linked titles (`anime_count`, a producer's credits per role), which title writes keep in their
- * transactions (§3.7), or the index's exact counts (a person's mangas per role) — never the
- * planner's list sizes, which are hints.
+ * title kind's in-memory index evaluated with an equality filter on the record (`genre`,
+ * `credited`, `studio`, `author`, …: shared/domain/index-reader.ts), the record read with the
+ * index's deltas (404 when it is gone), so a page costs what a filtered list page costs — the
+ * deltas' Query, then the page's records — whatever the number of linked titles. `count` is
+ * exact: the record's own count of linked titles (`anime_count`, a producer's credits per role),
+ * which title writes keep in their transactions (§3.7), or the evaluation's count (a person's
+ * mangas, a title's news).
  */
-import { getItems, type Item, type ItemKey } from '../db/batch.js';
-import { countIn, countKey, linkedValue, planKeys, queryIndex, type IndexDef } from '../db/catalogue-index.js';
-import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
+import type { Item } from '../db/batch.js';
+import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
+import { indexPage } from '../domain/index-reader.js';
 import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
-import { recordsOf } from './titles.js';
+import { readKnown, recordsOf } from './titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 
 export interface LinkedTitles<R extends BaseRecord> {
@@ -31,82 +30,53 @@ export interface LinkedTitles<R extends BaseRecord> {
    * request's query, e.g. a `role`): `{ genre: id }`, `{ credited: id }`, `{ studio: id }`.
    */
   filter(id: string, query: Record<string, unknown>): Record<string, string>;
-  /**
-   * Items that hold the exact count when the parent's item does not (the index's exact counts,
-   * catalogue-index.ts countKey), read in the planner's first call.
-   */
-  counts?(id: string, query: Record<string, unknown>): ItemKey[];
-  /** The exact number of listed titles, from the parent's item (`rec.anime_count`, …) or the `counts` items. */
-  count(parent: Item, query: Record<string, unknown>, counts: readonly (Item | null)[]): number;
+  /** The exact number of listed titles from the parent's item (`rec.anime_count`, …); absent: the index's count of the page's query. */
+  count?(parent: Item, query: Record<string, unknown>): number;
   /** Fields the list adds to each title (e.g. a producer's `producer_roles`), after its own. */
   extra?(record: R, id: string): Record<string, unknown>;
 }
 
 export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Operation {
-  const { entity, index } = listing.titles.title;
+  const { index } = listing.titles.title;
   const shape = Object.keys((listing.titles.listRead ?? listing.titles.read).shape);
-  const counter = counterKeyOf(entity);
   const idOf = (req: ApiRequest) => (req.params as { id: string }).id;
   const queryOf = (req: ApiRequest) => req.query as unknown as Record<string, unknown>;
-  const equals = (req: ApiRequest) => listing.filter(idOf(req), queryOf(req));
-  /** Read in the planner's first call: the parent (404), a tombstone shard, the count's items. */
-  const also = (req: ApiRequest) => [recordKeyOfKind(listing.parent.kind, idOf(req)), tombstoneKey(req.requestId), ...(listing.counts?.(idOf(req), queryOf(req)) ?? [])];
+  /** Read with the index's deltas: the parent (404) and a tombstone shard. */
+  const also = (req: ApiRequest) => [recordKeyOfKind(listing.parent.kind, idOf(req)), tombstoneKey(req.requestId)];
   const op: Operation = async (req: ApiRequest) => {
     const id = idOf(req);
     const query = queryOf(req) as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
-    const result = await queryIndex(
-      index,
-      counter,
-      { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: equals(req) },
-      {
-        also: also(req),
-        check: ([parent]) => {
-          if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
-        },
-        read: async (keys) => {
-          const known = keys.map((k) => req.prefetched(k));
-          return known.every((k) => k !== undefined) ? (known as (Item | null)[]) : getItems(keys);
-        },
-      },
-    );
-    const records = await recordsOf(listing.titles, result.entries.map((e) => e.id), shape, new Deleted(result.alsoItems[1]));
+    const q = { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: listing.filter(id, query) };
+    const [page, [parent, tomb]] = await Promise.all([indexPage(index, q), readKnown(req, also(req))]);
+    if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
+    const records = await recordsOf(listing.titles, page.entries.map((e) => e.id), shape, new Deleted(tomb));
     const items = listing.extra ? records.map((r) => ({ ...r, ...listing.extra!(r, id) })) : records;
-    return pageReply(req, { items, next: result.next, previous: result.previous }, listing.count(result.alsoItems[0]!, query, result.alsoItems.slice(2)));
+    return pageReply(req, { items, next: page.next, previous: page.previous }, listing.count ? listing.count(parent, query) : page.count);
   };
-  // The planner's first call, read with the caller's auth state when a token is sent.
-  op.prefetch = (req) => [...planKeys(index, counter, { equals: equals(req), terms: [] }), ...also(req)];
+  // Read with the caller's auth state when a token is sent.
+  op.prefetch = also;
   return op;
 }
 
 /**
- * The parts of a linked list whose exact count is the index's count `counted` of the parent's id
- * paired with the value of the query filter `param` (catalogue-index.ts linkedValue), summed over
- * its `values` when the filter is not given: the parent's equality `link`, and with the filter
- * `equals(id, value)` too.
+ * The filter of a linked list with a query parameter `param` (e.g. a person's mangas by `role`):
+ * the parent's equality `link`, and with the parameter given, `equals(id, value)` too. Its
+ * `count` is the index's count of that query.
  */
-export function countedByParam<R extends BaseRecord>(
-  index: IndexDef<R>,
-  o: { link: string; param: string; counted: string; values: readonly string[]; equals: (id: string, value: string) => Record<string, string> },
-): Pick<LinkedTitles<R>, 'filter' | 'counts' | 'count'> {
+export function filteredByParam<R extends BaseRecord>(o: { link: string; param: string; equals: (id: string, value: string) => Record<string, string> }): Pick<LinkedTitles<R>, 'filter'> {
   const given = (q: Record<string, unknown>) => (q[o.param] === undefined ? undefined : String(q[o.param]));
-  return {
-    filter: (id, q) => ({ [o.link]: id, ...(given(q) === undefined ? {} : o.equals(id, given(q)!)) }),
-    counts: (id, q) => (given(q) === undefined ? o.values : [given(q)!]).map((v) => countKey(index, o.counted, linkedValue(id, v))),
-    count: (_parent, _q, counts) => counts.reduce((n, c) => n + countIn(c), 0),
-  };
+  return { filter: (id, q) => ({ [o.link]: id, ...(given(q) === undefined ? {} : o.equals(id, given(q)!)) }) };
 }
 
 /**
  * Sub-resource lists of the titles that link a parent record (API.md §4.0 "Sub-resource lists"):
- * the `news/` of an anime (§4.1.2) or a manga (§4.7) — the planner's page with the parent's
- * equality (its posting list, e.g. `NEWS#P#anime#<id>`) and the query's filters, `count` from the
- * index's exact counts of the parent per filter value (linkedTitles).
+ * the `news/` of an anime (§4.1.2) or a manga (§4.7) — the news index's page with the parent's
+ * equality (`anime`, `manga`) and the query's filters, `count` the evaluation's (linkedTitles).
  */
 export function listLinkedTitles<R extends BaseRecord>(listing: LinkedListing<R>): Operation {
-  const { counted } = listing;
   return linkedTitles({
     titles: listing.resource,
     parent: listing.parent,
-    ...countedByParam(listing.resource.title.index, { link: listing.filter, param: counted.param, counted: counted.name, values: counted.values, equals: (_id, value) => ({ [counted.param]: value }) }),
+    ...filteredByParam({ link: listing.filter, param: listing.param, equals: (_id, value) => ({ [listing.param]: value }) }),
   });
 }

@@ -8,6 +8,7 @@ import { RECOMMENDATION_KEYS } from '../db/recommendations.js';
 import { titleKeys } from '../db/titles.js';
 import { TOMBSTONE_READS } from '../db/tombstones.js';
 import { perTitleItem, recommendedItem, refreshedAt, type RecommendationKind } from '../domain/recommendations.js';
+import { indexReads } from '../domain/index-reader.js';
 import { defineRoute } from './route.js';
 
 const plural = (kind: RecommendationKind) => `${kind.name}s`;
@@ -37,7 +38,8 @@ export function recommendedRoute<const K extends RecommendationKind>(kind: K) {
     response: { status: 200, schema: item, page: true, fields: Object.keys(item.shape), envelope: refreshedAt },
     // Personalised: private to the caller (Vary: Authorization).
     cache: 'public-vary',
-    // The titles' records and popularity ordering, the stored lists and the job's state, the caller's list vectors, the tombstones.
-    keys: grants(grant(titleKeys(kind.titles.title), 'BatchGetItem', 'Query'), grant(RECOMMENDATION_KEYS, 'BatchGetItem'), grant(listPartitionKeys(kind.list), 'Query'), TOMBSTONE_READS),
+    // The titles' records and their index (popularity), the stored lists and the job's state, the caller's list vectors, the tombstones.
+    uses: ['index-read'],
+    keys: grants(grant(titleKeys(kind.titles.title), 'BatchGetItem'), indexReads(kind.titles.title.entity.kind), grant(RECOMMENDATION_KEYS, 'BatchGetItem'), grant(listPartitionKeys(kind.list), 'Query'), TOMBSTONE_READS),
   });
 }

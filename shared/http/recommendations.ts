@@ -18,7 +18,9 @@
  * tombstone is cleared, is then left out of the page). Calls: anonymous 3; signed in 4–5.
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
-import { entriesPerRead, orderingHead, pageOf } from '../db/catalogue-index.js';
+import { pageOf } from '../db/catalogue-index.js';
+import { keyHasValue } from '../db/sort-keys.js';
+import { indexPage } from '../domain/index-reader.js';
 import { listVectors } from '../db/playlists.js';
 import { byKey, entryKey, jobStateOf, rankKey, RECOMMENDATION_JOB_KEY, recommendationsKey, visibleEntries, type JobState } from '../db/recommendations.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
@@ -29,13 +31,7 @@ import type { TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
-import { recordsOf, shapeKeys } from './titles.js';
-
-/** Items the operation named in its `prefetch` (read with the caller's auth state), else read now. */
-export async function readKnown(req: ApiRequest, keys: readonly ItemKey[]): Promise<(Item | null)[]> {
-  const known = keys.map((k) => req.prefetched(k));
-  return known.every((k) => k !== undefined) ? (known as (Item | null)[]) : getItems(keys);
-}
+import { readKnown, recordsOf, shapeKeys } from './titles.js';
 
 /** An entry of a recommendation list: its title, its key in the list's order, its votes. */
 export interface Recommended {
@@ -89,15 +85,9 @@ export async function recommendationsFor(kind: RecommendationKind, caller: Calle
       return { source: 'personalized', entries, state, deleted };
     }
   }
-  const index = kind.titles.title.index;
-  const head = await orderingHead(index, 'popularity', {
-    descending: false,
-    limit: PER_CALLER,
-    keep: (id) => !listed.has(id) && !deleted.has(titleKind, id),
-    refusals: listed.size,
-    // The caller's titles may all come first: enough reads to pass them (bounded by the list's size).
-    maxReads: Math.ceil((PER_CALLER + listed.size) / entriesPerRead(index)) + 1,
-  });
+  // The most popular titles (those with members) the caller has not listed: the caller's may all come first.
+  const page = await indexPage(kind.titles.title.index, { ordering: 'popularity', descending: false, limit: PER_CALLER + listed.size, cursor: null, terms: [], equals: {} });
+  const head = page.entries.filter((e) => keyHasValue(e.sk) && !listed.has(e.id) && !deleted.has(titleKind, e.id)).slice(0, PER_CALLER);
   return { source: 'popular', entries: head.map((e) => ({ ...e, votes: null })), state, deleted };
 }
 

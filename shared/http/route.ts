@@ -122,9 +122,11 @@ export interface RouteDecl {
  * - `social-providers`: talks to the configured social sign-in providers (their configuration);
  * - `social-secrets`: authenticates to them as their client (the client secrets, for the code exchange);
  * - `picture-storage`: stores uploaded picture files (s3:PutObject under `pictures/` of the
- *   pictures bucket, whose name and public base URL it is given).
+ *   pictures bucket, whose name and public base URL it is given);
+ * - `index-read`: loads the in-memory index's snapshots (s3:GetObject under `index/` of the index
+ *   bucket, whose name it is given; shared/storage/index-objects.ts).
  */
-export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers' | 'social-secrets' | 'picture-storage';
+export type Capability = 'public-keys' | 'signing-key' | 'email-tokens' | 'social-providers' | 'social-secrets' | 'picture-storage' | 'index-read';
 
 export function defineRoute<const T extends RouteDecl>(decl: T): T {
   return decl;

@@ -1,16 +1,16 @@
 /**
  * The catalogue CRUD operations of the large entities (animes, mangas, characters, persons;
- * API.md §4.0, §4.1.1, §4.2, §4.7, §4.9): lists answered by the catalogue index's planner,
+ * API.md §4.0, §4.1.1, §4.2, §4.7, §4.9): lists evaluated over the kinds' in-memory indexes,
  * details with their reverse views, writes that carry relations and link counts
  * (shared/db/titles.ts, staged.ts). Declarations: crud-routes.ts.
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
-import { queryIndex } from '../db/catalogue-index.js';
-import { counterKeyOf, recordKeyOfKind, type BaseRecord } from '../db/records.js';
+import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { titleRecordOf, withStats, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { pickSlot } from '../db/slots.js';
 import type { TitleResource } from '../domain/title-resource.js';
+import { indexPage } from '../domain/index-reader.js';
 import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
 import { clock } from '../clock.js';
 import { newId } from '../ids.js';
@@ -109,41 +109,35 @@ async function deletedNow(): Promise<Deleted> {
   return new Deleted((await getItems([tombstoneKey()]))[0]);
 }
 
+/** Items the operation named in its `prefetch` (read with the caller's auth state), else read now. */
+export async function readKnown(req: ApiRequest, keys: readonly ItemKey[]): Promise<(Item | null)[]> {
+  const known = keys.map((k) => req.prefetched(k));
+  return known.every((k) => k !== undefined) ? (known as (Item | null)[]) : getItems(keys);
+}
+
+/**
+ * A catalogue list (§4.0): the page evaluated over the kind's in-memory index (its deltas read
+ * with the records its filters name and a tombstone shard, at once), then the page's records —
+ * two rounds of calls (shared/domain/index-reader.ts).
+ */
 export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Operation {
   const shape = shapeKeys(resource).item;
-  const { entity, index } = resource.title;
-  const counter = counterKeyOf(entity);
+  const { index } = resource.title;
   const op: Operation = async (req) => {
     const c = criteria(resource, req);
     const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0;
-    const result = await queryIndex(
-      index,
-      counter,
-      { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast },
-      {
-        // The tombstones are read in the first call: the page's records alone fill the last one.
-        also: [...c.named.map((n) => n.key), tombstoneKey(req.requestId)],
-        check: (items) => {
-          const errors = fieldErrors();
-          c.named.forEach((n, i) => {
-            if (!items[i]) addError(errors, n.param, 'No such record.');
-          });
-          if (Object.keys(errors).length > 0) throw invalidQuery(errors);
-        },
-        read: async (keys) => {
-          const known = keys.map((k) => req.prefetched(k));
-          return known.every((k) => k !== undefined) ? (known as (Item | null)[]) : getItems(keys);
-        },
-      },
-    );
-    const records = await recordsOf(resource, result.entries.map((e) => e.id), shape, new Deleted(result.alsoItems.at(-1)));
-    return pageReply(req, { items: records, next: result.next, previous: result.previous }, filtered ? null : result.total);
+    const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast };
+    const [page, also] = await Promise.all([indexPage(index, q), readKnown(req, [...c.named.map((n) => n.key), tombstoneKey(req.requestId)])]);
+    const errors = fieldErrors();
+    c.named.forEach((n, i) => {
+      if (!also[i]) addError(errors, n.param, 'No such record.');
+    });
+    if (Object.keys(errors).length > 0) throw invalidQuery(errors);
+    const records = await recordsOf(resource, page.entries.map((e) => e.id), shape, new Deleted(also.at(-1)));
+    return pageReply(req, { items: records, next: page.next, previous: page.previous }, filtered ? null : page.count);
   };
-  // With a token, the first call also reads the caller's auth state.
-  op.prefetch = (req) => {
-    const c = criteria(resource, req);
-    return c.named.length === 0 && c.terms.length === 0 && Object.keys(c.equals).length === 0 ? [counter, tombstoneKey(req.requestId)] : [];
-  };
+  // With a token, the tombstones are read with the caller's auth state.
+  op.prefetch = (req) => (criteria(resource, req).named.length === 0 ? [tombstoneKey(req.requestId)] : []);
   return op;
 }
 

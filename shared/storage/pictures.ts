@@ -27,9 +27,6 @@ export const PICTURES_PREFIX = 'pictures/';
  */
 export const PICTURE_CACHE_CONTROL = 'public, max-age=86400';
 
-/** S3 errors that mean "unavailable now" beyond the 5xx, throttling and network errors of isUnavailable. */
-const UNAVAILABLE = new Set(['SlowDown', 'RequestTimeout']);
-
 function setting(name: 'PICTURES_BUCKET' | 'PICTURES_BASE_URL'): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set`);
@@ -62,7 +59,7 @@ async function objectRequest(method: 'PUT' | 'DELETE', key: string, headers: Rec
   try {
     await awsRequest('s3', { method, url, path, headers, ...(body ? { body } : {}) }, errorCode);
   } catch (err) {
-    if (isUnavailable(err) || UNAVAILABLE.has((err as { name?: string })?.name ?? '')) throw serviceUnavailable();
+    if (isUnavailable(err)) throw serviceUnavailable();
     throw err;
   }
 }

@@ -17,7 +17,7 @@
  *    renamed and deleted. Items are counted per call as DynamoDB writes them (a transaction's items
  *    without its condition checks, a batch's requests).
  */
-import { recount } from '../support/recount.js';
+import { publishedVectors, recount } from '../support/recount.js';
 import { churnProgram, runChurn } from '../support/churn.js';
 import { scanAll } from '../support/tables.js';
 import type { BenchEnv } from './local.js';
@@ -45,7 +45,8 @@ async function lagUnderChurn(env: BenchEnv, opts: BenchOptions) {
     const t0 = performance.now();
     await poller.caughtUp();
     const drain = performance.now() - t0;
-    const problems = recount(await scanAll(tableName));
+    const items = await scanAll(tableName);
+    const problems = recount(items, await publishedVectors(items));
     return {
       lags: probe.figures(),
       steps,

@@ -17,11 +17,10 @@
  *    private credits; each increment also bumps the linked record's `rev`, as titles.ts does);
  *    the taxonomy records are therefore written last, with their ordering entries at their
  *    final counts (what the consumer's reorderPlan leaves);
- *  - the list-size items `K#L#…` of the catalogue index, for the postings the catalogue stream
- *    consumer counts (CATALOGUE_STREAM.prefixes: an index it does not count gets none, as with
- *    the API), and the exact counts `K#C#…` its counted filters have (each title's write adds to
- *    them).
- * test/integration/bulk-load.test.ts proves the items identical to the API's.
+ *  - each title kind's in-memory index: its first snapshot, published from the records' vectors
+ *    (shared/domain/index-compaction.ts), where the API's creations leave one delta each.
+ * test/integration/bulk-load.test.ts proves the items identical to the API's and the indexes'
+ * pages equal.
  *
  * Adding a kind: a line in TAXONOMY or TITLES with its resource and create route.
  */
@@ -39,8 +38,8 @@ import { routes as producerRoutes } from '../../functions/producers/routes.js';
 import { routes as themeRoutes } from '../../functions/themes/routes.js';
 import type { Caller } from '../../shared/auth/roles.js';
 import { BulkWriter, type Item } from '../../shared/db/batch.js';
-import { countAddedBy } from '../../shared/db/catalogue-index.js';
-import { CATALOGUE_STREAM, sizeKeyOfItem } from '../../shared/db/catalogue-stream.js';
+import { vectorOf, type Vector } from '../../shared/db/catalogue-index.js';
+import { compactIndex } from '../../shared/domain/index-compaction.js';
 import { counterKeyOf, createPlan, recordKeyOfKind, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { titleWrite } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
@@ -119,7 +118,7 @@ export interface KindReport {
 
 export interface LoadReport {
   kinds: KindReport[];
-  /** Counters, taxonomy records with their counts, list sizes, voice counts. */
+  /** Counters, taxonomy records with their counts, voice counts, the index snapshots. */
   aggregates: { items: number; seconds: number };
   items: number;
   seconds: number;
@@ -200,8 +199,8 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   /** Taxonomy records, written last with the counts the titles add. */
   const linked = new Map<string, { entity: EntityDef<BaseRecord>; rec: Record<string, unknown>; priv: Record<string, unknown> | undefined; rev: number }>();
   const counters = new Map<string, { key: Item; n: number }>();
-  const sizes = new Map<string, { key: Item; n: number }>();
-  const counted = (pk: string) => CATALOGUE_STREAM.prefixes.some((p) => pk.startsWith(p));
+  /** Each title kind's vectors: its index's first snapshot. */
+  const vectors = new Map<TitleResource<BaseRecord>, Vector[]>();
   const reports: KindReport[] = [];
   /** Characters built but not written yet, and the appearances their titles give them. */
   const deferred: { i: number; record: BaseRecord; relations: Record<string, readonly unknown[]> }[] = [];
@@ -221,28 +220,17 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     for (const op of [...plan.main.items, ...plan.rest.items] as Record<string, { Item?: Item; Key?: Item }>[]) {
       if (op.Put) {
         const item = op.Put.Item!;
-        const size = sizeKeyOfItem(item);
-        if (size && counted(String(item.pk))) {
-          const s = sizes.get(keyOf(size)) ?? { key: size as unknown as Item, n: 0 };
-          s.n++;
-          sizes.set(keyOf(size), s);
-        }
         await writer.put(item.sk === 'R' && item.pk === recordKeyOfKind(entity.kind, record.id).pk ? { ...item, rev } : item);
         puts++;
       } else if (op.Update && keyOf(op.Update.Key!) === keyOf(counter)) {
         const c = counters.get(keyOf(counter)) ?? { key: counter as unknown as Item, n: 0 };
         c.n++;
         counters.set(keyOf(counter), c);
-      } else if (countAddedBy(op as never)) {
-        // An exact count of the index (catalogue-index.ts countUpdates), summed and put at the end.
-        const { key, d } = countAddedBy(op as never)!;
-        const c = counters.get(keyOf(key)) ?? { key: key as unknown as Item, n: 0 };
-        c.n += d;
-        counters.set(keyOf(key), c);
       } else if (op.Update) updates++;
       else throw new Error(`${kind} #${i}: a creation's plan holds ${Object.keys(op).join()}`);
     }
     if (updates !== links.length) throw new Error(`${kind} #${i}: ${updates} updates in the plan for ${links.length} links`);
+    if (!writer.paused) (vectors.get(resource) ?? vectors.set(resource, []).get(resource)!).push(vectorOf(resource.title.index, record));
     for (const link of links) {
       const target = linked.get(link.key.pk);
       if (!target) throw new Error(`${kind} #${i} links ${link.key.pk}, which is not loaded`);
@@ -362,9 +350,11 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       await writer.put(item.sk === 'R' && item.pk === recordKeyOfKind(entity.kind, String(rec.id)).pk ? { ...item, rev } : item);
     }
   }
-  for (const { key, n } of [...counters.values(), ...sizes.values()]) await writer.put({ ...key, n });
+  for (const { key, n } of counters.values()) await writer.put({ ...key, n });
   for (const item of countItems(voiceGroupsByPerson)) await writer.put(item);
   await writer.drain();
+  // Each kind's index: a snapshot of the records loaded (a kind written before, `skip`, keeps its own).
+  for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all, rebuild: true });
   const seconds = (Date.now() - started) / 1000;
   return {
     kinds: reports,

@@ -9,6 +9,7 @@
  * anonymous and signed in; a second run writes nothing; a failing run leaves the previous lists
  * and `refreshed_at`; two runs at once.
  */
+import { readHead } from '../../shared/db/index-deltas.js';
 import { setPositions, type TitleKind } from '../../shared/db/rankings.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animeTitle } from '../../shared/db/animes.js';
@@ -113,7 +114,7 @@ function personalised(kind: string, u: string, scores: Map<string, number | null
 async function rank(def: TitleDef<BaseRecord>, id: string, numbers: { popularity?: number | null; members?: number }) {
   const before = (await loadTitle(def, id))!;
   const members = numbers.members ?? (typeof numbers.popularity === 'number' ? 1000 - numbers.popularity : undefined);
-  const plan = titleWrite(def, before, { after: { ...before.record, ...(members === undefined ? {} : { members }) } as BaseRecord, relations: before.relations, links: [] });
+  const plan = titleWrite(def, before, { after: { ...before.record, ...(members === undefined ? {} : { members }) } as BaseRecord, relations: before.relations, links: [], deltaHead: await readHead(def.entity.kind) });
   await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
   if (numbers.popularity !== undefined) await setPositions(def.entity.kind as TitleKind, id, null, numbers.popularity);
 }

@@ -4,6 +4,7 @@
  * reverse views follow through the relations consumer (polled here, well within 60 s); the
  * consumer clears every tombstone once the references are gone.
  */
+import { readHead } from '../../shared/db/index-deltas.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../../shared/db/batch.js';
@@ -372,7 +373,7 @@ describe('journals left behind', () => {
   /** A rename whose record commits while its journal (index items) is never applied: the writer died. */
   async function interruptedRename(def: TitleDef<any>, id: string, name: string) {
     const before = (await loadTitle(def, id))!;
-    const plan = titleWrite(def, before, { after: { ...before.record, name, updated_at: new Date().toISOString() }, relations: before.relations, links: [] });
+    const plan = titleWrite(def, before, { after: { ...before.record, name, updated_at: new Date().toISOString() }, relations: before.relations, links: [], deltaHead: await readHead(def.entity.kind) });
     await stageJournal(plan.rest, plan.pk, plan.rev, plan.write);
     await commit(plan.main);
   }

@@ -6,6 +6,7 @@
  * of an anime's status or broadcast, a creation and a deletion at once; a daylight-saving change
  * end to end; 400 for bad query values. The clock is fixed (shared/clock.ts).
  */
+import { readHead } from '../../shared/db/index-deltas.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animeTitle, type AnimeRecord } from '../../shared/db/animes.js';
 import { setClock } from '../../shared/clock.js';
@@ -35,7 +36,7 @@ const tokyo = (day: string, time: string) => ({ day, time, timezone: 'Asia/Tokyo
 async function setScore(id: string, score: number | null): Promise<void> {
   const before = (await loadTitle(animeTitle, id))!;
   const after: AnimeRecord = { ...before.record, score };
-  const plan = titleWrite(animeTitle, before, { after, relations: before.relations, links: [] });
+  const plan = titleWrite(animeTitle, before, { after, relations: before.relations, links: [], deltaHead: await readHead('ANIME') });
   await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
 }
 

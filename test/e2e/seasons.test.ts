@@ -6,6 +6,7 @@
  * `aired_from`, `status` and deletions at once. And `next_episode` (§5.3) in every anime
  * representation, daylight-saving change included.
  */
+import { readHead } from '../../shared/db/index-deltas.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animeTitle, type AnimeRecord } from '../../shared/db/animes.js';
@@ -40,7 +41,7 @@ const ids = (page: { results: { id: string }[] }) => page.results.map((r) => r.i
  */
 async function setNumbers(id: string, numbers: Pick<AnimeRecord, 'members' | 'score'>, counters: Record<string, number>): Promise<void> {
   const before = (await loadTitle(animeTitle, id))!;
-  const plan = titleWrite(animeTitle, before, { after: { ...before.record, ...numbers }, relations: before.relations, links: [] });
+  const plan = titleWrite(animeTitle, before, { after: { ...before.record, ...numbers }, relations: before.relations, links: [], deltaHead: await readHead('ANIME') });
   await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
   const names = Object.keys(counters);
   await db().send(

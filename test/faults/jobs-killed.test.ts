@@ -27,7 +27,7 @@ import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { item } from '../support/bangumi-sample.js';
-import { recount } from '../support/recount.js';
+import { publishedVectors, recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
 const cat = catalogue({
@@ -86,6 +86,9 @@ function comparable(items: Map<string, Item>): Map<string, Item> {
     const sk = String(i.sk);
     const writer = items.get(`${pk} R`) ?? items.get(`${pk} W`);
     if (sk.startsWith('J#') && !(writer && writer.rev === i.rev && writer.write === i.write)) continue;
+    // The titles' indexes: their deltas are numbered in the order writes committed and their
+    // snapshots named per compaction — compared as what they hold, by the recount of each store.
+    if (/^[A-Z]+#IX$/.test(pk)) continue;
     if (sk === 'R' && /^(ANIME|MANGA|CHARACTER|PERSON)#[^#]+$/.test(pk)) {
       delete i.write;
       if (i.slot !== undefined) i.slot = '<slot>';
@@ -163,7 +166,8 @@ describe('a job killed half-way and run again = one clean run', () => {
       expect(again.killed).toBe(false);
       const [a, b] = await Promise.all([scanAll(stores.killed), scanAll(stores.clean)]);
       expect(differences(comparable(a), comparable(b))).toEqual([]);
-      expect(recount(a)).toEqual([]);
+      expect(recount(a, await publishedVectors(a))).toEqual([]);
+      expect(recount(b, await publishedVectors(b))).toEqual([]);
       const note = loaded;
       loaded = '';
       console.log(`${note}${job}: clean run ${clean.writes} writes in ${clean.ms} ms; killed after ${half} writes (${killed.ms} ms); run again: ${again.writes} writes in ${again.ms} ms; the stores (${a.size} items) agree`);

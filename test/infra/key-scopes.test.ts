@@ -192,7 +192,12 @@ describe('what the roles may not do', () => {
   it('only the jobs and consumers that keep derived items write in batches (BatchWriteItem), on those items only', () => {
     const batch = fns.flatMap((f) => Object.entries(grantsOf(f)).filter(([, a]) => a.includes('dynamodb:BatchWriteItem')).map(([p]) => `${f.component} ${p}`));
     expect(batch.sort()).toEqual(
-      ['job.rankings TOP#*', ...['ANIME#*', 'CHARACTER#*', 'MANGA#*', 'NEWS#*', 'PERSON#*', 'REVIEW#*', 'REVIEWS#*'].map((p) => `stream.relations ${p}`)].sort(),
+      [
+        'job.rankings TOP#*',
+        ...['ANIME#*', 'CHARACTER#*', 'MANGA#*', 'NEWS#*', 'PERSON#*', 'REVIEW#*', 'REVIEWS#*'].map((p) => `stream.relations ${p}`),
+        // The compactor deletes the deltas a snapshot folded (index-deltas.ts deleteDeltas).
+        ...['job.index-compaction', 'stream.index-compactor'].flatMap((f) => ['ANIME#IX', 'CHARACTER#IX', 'MANGA#IX', 'NEWS#IX', 'PERSON#IX'].map((p) => `${f} ${p}`)),
+      ].sort(),
     );
   });
 

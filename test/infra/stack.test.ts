@@ -371,12 +371,13 @@ describe('table, secrets, storage', () => {
     });
   });
 
-  it('prod: deletion protection, retained; the bucket is kept too', () => {
+  it('prod: deletion protection, retained; the buckets are kept too', () => {
     const prod = synth({ context: { stage: 'prod', allowedOrigins: 'https://app.example.org' } });
     try {
       const root = prod.templates.get(prod.stack)!;
       root.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
-      root.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+      const buckets = Object.values(root.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>).filter((r) => r.Type === 'AWS::S3::Bucket');
+      expect(buckets.map((b) => b.DeletionPolicy)).toEqual(['Retain', 'Retain']);
       root.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
       expect(prod.stack.stackName).toBe('catalogue-api-prod');
       const list = functionsOf(prod).find((f) => f.component === ROUTES.find((r) => r.response.page)!.name)!;
@@ -410,14 +411,17 @@ describe('table, secrets, storage', () => {
   });
 
   it('the pictures bucket: no public access, TLS only, encrypted; emptied with the stack on dev only', () => {
-    const root = dev.templates.get(dev.stack)!;
-    root.hasResourceProperties('AWS::S3::Bucket', {
+    const bucketId = logicalIdOf(dev.stack.pictures.bucket);
+    const bucket = resourcesOf(dev, 'AWS::S3::Bucket').find((r) => r.logicalId === bucketId)!.properties;
+    expect(bucket).toMatchObject({
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
     });
-    const policy = JSON.stringify(resourcesOf(dev, 'AWS::S3::BucketPolicy')[0]!.properties);
-    expect(policy).toContain('aws:SecureTransport');
-    root.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+    const policy = resourcesOf(dev, 'AWS::S3::BucketPolicy').find((r) => r.properties.Bucket?.Ref === bucketId)!;
+    expect(JSON.stringify(policy.properties)).toContain('aws:SecureTransport');
+    // The pictures' and the index's (test/infra/index-storage.test.ts).
+    expect(resourcesOf(dev, 'Custom::S3AutoDeleteObjects').map((r) => r.properties.BucketName)).toContainEqual({ Ref: bucketId });
+    dev.templates.get(dev.stack)!.resourceCountIs('Custom::S3AutoDeleteObjects', 2);
   });
 
   it('SES identity only with mailFrom', () => {
@@ -488,7 +492,7 @@ describe('catalogue import jobs (season refresh, airing status)', () => {
     expect(ruleOf('job.airing-status').ScheduleExpression).toBe('rate(1 hour)');
   });
 
-  it('least privilege: the titles\' items (no tombstones); the source links only for the refresh; no e-mail, no bucket', () => {
+  it('least privilege: the titles\' items (no tombstones); the source links only for the refresh; no e-mail, no pictures; the status job reads the anime index', () => {
     const refresh = byComponent('job.season-refresh');
     const status = byComponent('job.airing-status');
     expect(patterns(refresh)).toContain('SOURCE#*');
@@ -498,9 +502,12 @@ describe('catalogue import jobs (season refresh, airing status)', () => {
       expect(patterns(f), f.component).not.toContain('DELETED');
       expect(patterns(f), f.component).not.toContain('USER#*');
       expect(actionsOf(f.statements, 'ses:'), f.component).toEqual([]);
-      expect(actionsOf(f.statements, 's3:'), f.component).toEqual([]);
       expect(f.env[ENV.picturesBucket], f.component).toBeUndefined();
     }
+    // The status job lists the upcoming and airing animes from the anime index (its snapshot: reads only).
+    expect(actionsOf(refresh.statements, 's3:')).toEqual([]);
+    expect(actionsOf(status.statements, 's3:').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(patterns(status)).toContain('ANIME#IX');
   });
 
   it('every job has a failure alarm: an error of its function', () => {
@@ -537,14 +544,14 @@ describe('rankings job', () => {
     expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
   });
 
-  it('least privilege: the titles, characters and persons, its lease, state and top lists; BatchWriteItem for the lists only; no accounts, tombstones, taxonomies, e-mail or bucket', () => {
+  it('least privilege: the titles, characters and persons (and the latter two\'s indexes, read), its lease, state and top lists; BatchWriteItem for the lists only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
     const job = byComponent('job.rankings');
-    expect(patterns(job).sort()).toEqual(['ANIME#*', 'CHARACTER#*', 'MANGA#*', 'PERSON#*', 'RANKINGS', 'TOP#*'].sort());
+    expect(patterns(job).sort()).toEqual(['ANIME#*', 'CHARACTER#*', 'CHARACTER#IX', 'MANGA#*', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
     const batches = job.statements.filter((st) => asList(st.Action).includes('dynamodb:BatchWriteItem'));
     expect(batches.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[]))).toEqual(['TOP#*']);
     expect(actionsOf(job.statements, 'dynamodb:')).not.toContain('dynamodb:Scan');
     expect(actionsOf(job.statements, 'ses:')).toEqual([]);
-    expect(actionsOf(job.statements, 's3:')).toEqual([]);
+    expect(actionsOf(job.statements, 's3:').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
     // The other jobs write no batches.
     for (const other of ['job.airing-status', 'job.season-refresh', 'job.cleanup']) expect(actionsOf(byComponent(other).statements, 'dynamodb:'), other).not.toContain('dynamodb:BatchWriteItem');
   });

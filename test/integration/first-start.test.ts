@@ -58,7 +58,8 @@ describe('npm start: the first start imports the catalogue', () => {
     const first = await start(dir, 'start', { cache });
     // Staged in /dev/shm where it is memory-backed and has room (else in the data dir).
     expect(first.imported).toMatchObject({ titles: total, skipped: 0, via: 'staged', stagedIn: stagingRoot(dir, total) });
-    expect(first.imported.items).toBeGreaterThan(total * 10);
+    // Per title: its record, name claim, random-pick slot and source link (its index is built from the records once the engine runs).
+    expect(first.imported.items).toBeGreaterThanOrEqual(total * 4);
     expect(first.progress).toEqual([0, total]);
     expect(first.table).toBe('ready');
     expect(first.count).toBe(total);

@@ -24,13 +24,14 @@ import type { BaseRecord } from '../../shared/db/records.js';
 import { genreEntity, producerEntity, type GenreRecord, type ProducerRecord } from '../../shared/db/taxonomy.js';
 import { migrateStore, type Progress } from '../../shared/domain/migrations.js';
 import { storeV2 } from '../../shared/domain/store-v2.js';
+import { storeV3 } from '../../shared/domain/store-v3.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
 import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
 import { leftOrderingEntries, toVersion1 } from '../support/previous-store.js';
-import { recount } from '../support/recount.js';
+import { publishedVectors, recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
 const recorder = instrumentSdk();
@@ -51,7 +52,7 @@ const LEFT_LISTS: Item[] = [
  * Items as compared: the schema items left out (their `at` differs), count attributes at 0 as
  * absent (a count brought back to 0 keeps its attribute, one never touched has none), and the
  * recommendation job's `prev`, which version 1 did not keep and the next run's completion sets
- * (decision Y5).
+ * (decision Y5), and the names and times of the index pointers (decision O9).
  */
 function comparable(items: ReadonlyMap<string, Item>): Map<string, string> {
   const out = new Map<string, string>();
@@ -60,6 +61,8 @@ function comparable(items: ReadonlyMap<string, Item>): Map<string, string> {
     let copy: Item = item;
     if (item.sk === 'N' || /^(VN|VC#)/.test(String(item.sk))) copy = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== 0));
     if (item.pk === 'RECS#JOB') copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'prev'));
+    // An index pointer names its snapshot's objects and when it was published: each run its own.
+    if (/^[A-Z]+#IX$/.test(String(item.pk)) && item.sk === 'P') copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'name' && k !== 'at'));
     out.set(key, JSON.stringify(sortKeys(copy)));
   }
   return out;
@@ -81,8 +84,7 @@ const families = (items: ReadonlyMap<string, Item>) => {
   const keys = [...items.keys()];
   const n = (re: RegExp) => keys.filter((k) => re.test(k)).length;
   return {
-    counts: n(/^(ANIME|MANGA|NEWS)#C#/),
-    members_name: n(/^ANIME#O#members_name#A /),
+    indexPointers: n(/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#IX P$/),
     reviewEntries: n(/^REVIEWS#(ANIME|MANGA|USER)#[^#]+#O#/),
     reviewVectors: n(/^REVIEWS#(USER#[^#]+#V|(ANIME|MANGA)#[^#]+) (?!N$)/),
     voiceEntries: n(/^PERSON#[^#]+#V#/),
@@ -90,6 +92,7 @@ const families = (items: ReadonlyMap<string, Item>) => {
     fanOutHeads: n(/^(ANIME|MANGA)#[^#]+#F H$/),
     legacyFanOuts: n(/^(ANIME|MANGA)#[^#]+#F \d+$/),
     legacyVoices: n(/^PERSON#[^#]+#X VOICE#/),
+    legacyIndex: n(/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#[OPWLC]#/),
   };
 };
 
@@ -142,11 +145,11 @@ describe('a new store', () => {
 });
 
 describe('migrating a store of schema version 1', () => {
-  it('the reference agrees with a recount, and holds every family version 1 lacked', () => {
-    expect(recount(reference)).toEqual([]);
+  it('the reference agrees with a recount, and holds every family version 1 lacked', async () => {
+    expect(recount(reference, await publishedVectors(reference))).toEqual([]);
     const f = families(reference);
     for (const [family, n] of Object.entries(f)) if (!family.startsWith('legacy') && family !== 'reviewVectors') expect(n, family).toBeGreaterThan(0);
-    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices).toBe(0);
+    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices + f.legacyIndex).toBe(0);
   });
 
   it('is brought to the items the current code writes, item by item', async () => {
@@ -155,7 +158,8 @@ describe('migrating a store of schema version 1', () => {
     expect(leftEntries.filter((e) => old.has(`${String(e.pk)} ${String(e.sk)}`))).toHaveLength(leftEntries.length);
     expect(await storeVersion()).toBe(1);
     const f = families(old);
-    expect([f.counts, f.members_name, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([f.indexPointers, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0]);
+    expect(f.legacyIndex).toBeGreaterThan(0);
     expect(reviews).toBeGreaterThan(20);
     expect(f.reviewVectors).toBe(2 * reviews);
     expect(recount(old).length, 'the problems of the old store').toBeGreaterThan(100);
@@ -163,12 +167,16 @@ describe('migrating a store of schema version 1', () => {
     const progress: Progress[] = [];
     const report = await migrateStore({ concurrency: 4, segments: 3, onProgress: (_s, p) => progress.push(p) });
     const after = await scanAll(table());
-    expect(recount(after)).toEqual([]);
+    expect(recount(after, await publishedVectors(after))).toEqual([]);
     expectSameItems(after, reference);
     expect(await storeVersion()).toBe(SCHEMA_VERSION);
     expect(await readCheckpoint(2)).toBeNull();
     const summary = report.steps[0]!.summary;
-    expect(report).toMatchObject({ from: 1, to: 2 });
+    expect(report).toMatchObject({ from: 1, to: 3 });
+    // Version 3: every title kind's first snapshot, the planner's title index gone.
+    const titles = cat.sizes.anime + cat.sizes.manga + cat.sizes.character + cat.sizes.person + cat.sizes.news;
+    expect(report.steps[1]!.summary).toMatchObject({ records: titles, snapshots: 5 });
+    expect(report.steps[1]!.summary.deleted).toBeGreaterThan(titles * 10);
     expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
     expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
     console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
@@ -179,7 +187,10 @@ describe('migrating a store of schema version 1', () => {
     const summary = await storeV2.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     const writes = recorder.take().filter((c) => itemsWritten(c) > 0);
     expect(writes.map((c) => c.operation)).toEqual([]);
-    expect(summary).toMatchObject({ indexItems: 0, reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 1 });
+    expect(summary).toMatchObject({ reviews: 0, countsPut: 0, listsRemoved: 0, entriesRemoved: 0, sweeps: 1 });
+    const v3 = await storeV3.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+    expect(v3).toMatchObject({ snapshots: 0, deleted: 0 });
     expectSameItems(await scanAll(table()), reference);
   }, 300_000);
 
@@ -205,7 +216,7 @@ describe('migrating a store of schema version 1', () => {
     const report = await migrateStore({ concurrency: 4, pageSize: 10, holder: 'this-machine' });
     expect(report.steps[0]!.summary.titles).toBeLessThan(cat.sizes.anime + cat.sizes.manga);
     const after = await scanAll(table());
-    expect(recount(after)).toEqual([]);
+    expect(recount(after, await publishedVectors(after))).toEqual([]);
     expectSameItems(after, reference);
     expect(await storeVersion()).toBe(SCHEMA_VERSION);
   }, 300_000);
@@ -218,7 +229,7 @@ describe('npm start on a data dir of schema version 1', () => {
       const env = { PATH: process.env.PATH, HOME: process.env.HOME, POWERTOOLS_LOG_LEVEL: 'SILENT', CATALOGUE_CACHE_DIR: 'off' };
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/old-store-run.ts', dir], { env, timeout: 240_000 });
       const { views } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { views: { path: string; now: Page; old: Page }[] };
-      // What version 1's store shows for them: none of the voices, reviews and season count.
+      // What version 1's store shows for them: none of the voices, reviews and season (no index yet).
       for (const v of views) expect(v.old.count, v.path).not.toBe(v.now.count);
 
       const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], { env: { ...env, DATA_DIR: dir, PORT: '0' } });
@@ -238,9 +249,9 @@ describe('npm start on a data dir of schema version 1', () => {
       try {
         const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
         const listening = at(/^out listening on /);
-        expect(at(/^err migrating the store from schema version 1 to 2: issue 18/)).toBeGreaterThanOrEqual(0);
+        expect(at(/^err migrating the store from schema version 1 to 3: issue 18.*; the titles' in-memory index/)).toBeGreaterThanOrEqual(0);
         expect(at(/^err migrating: titles \[#+\.*\] \d+\/40 titles/)).toBeGreaterThan(at(/^err migrating the store/));
-        expect(at(/^out migrated the store from schema version 1 to 2 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
+        expect(at(/^out migrated the store from schema version 1 to 3 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
         expect(listening).toBeGreaterThan(at(/^out migrated the store/));
         for (const v of views) {
           const page = (await (await fetch(`${url}${v.path}`)).json()) as Page;

@@ -1,6 +1,6 @@
 /**
  * Starts the real local engines once per test run (the SES and S3 emulators — the S3 emulator
- * with the pictures bucket created —, the Secrets Manager endpoint with fresh key material) and
+ * with the pictures and index buckets created —, the Secrets Manager endpoint with fresh key material) and
  * hands their addresses to the test files; for the e2e project also Prism, which validates the
  * responses against the OpenAPI document (prism.ts). DynamoDB Local is not among them: each file starts its
  * own (setup.ts), because one engine shared by the whole run slows down with every stream record

@@ -33,7 +33,13 @@ const items = [...(await scanAll(LOCAL_TABLE)).values()];
 const most = (re: RegExp) => items.filter((i) => re.test(`${String(i.pk)} ${String(i.sk)}`)).sort((a, b) => Number(b.n) - Number(a.n))[0]!;
 const person = /^PERSON#([^#]+)#X$/.exec(String(most(/^PERSON#[^#]+#X VN$/).pk))![1];
 const reviewed = /^REVIEWS#ANIME#([^#]+)$/.exec(String(most(/^REVIEWS#ANIME#[^#]+ N$/).pk))![1];
-const [year, season] = String(most(/^ANIME#C#year_season#/).pk).split('#').at(-1)!.split('-');
+// The season with the most animes.
+const seasons = new Map<string, number>();
+for (const r of records.anime!) {
+  const a = r as unknown as { year: number | null; season: string | null };
+  if (a.year !== null && a.season !== null) seasons.set(`${a.year}-${a.season}`, (seasons.get(`${a.year}-${a.season}`) ?? 0) + 1);
+}
+const [year, season] = [...seasons].sort((x, y) => y[1] - x[1])[0]![0].split('-');
 const paths = [`/api/persons/${person}/voices/?limit=5`, `/api/animes/${reviewed}/reviews/?limit=5`, `/api/seasons/${year}/${season}/?limit=5`];
 const read = async () => Promise.all(paths.map(async (p) => (await fetch(`${runtime.gateway.url}${p}`)).json()));
 const now = await read();

@@ -6,8 +6,11 @@
  * loaders wrote with each version's code, compared item by item: every other item was equal):
  *
  *  - the schema version item: none;
- *  - catalogue index (Q2, Q4, Q5): no exact counts `K#C#…`; no derived ordering entries
- *    (`ANIME#O#members_name#A`); every manga index item's vector without `f.author_role`;
+ *  - the titles' index (issue 19, O9): no in-memory index (pointer, deltas: `<KIND>#IX`);
+ *    instead the planner's items of every title in the families versions 1 and 2 wrote — an
+ *    ordering entry per ordering and direction, a posting per filter value, word postings
+ *    (`legacyIndexItems`: what version 3 must delete, by family; versions 2 and 3 read none of
+ *    them), with the manga vectors without `f.author_role` (Q4);
  *  - reviews (Q6): no list entries (`REVIEWS#<K>#<T>#O#…`, `REVIEWS#USER#<U>#O#…`) and no title
  *    counts (`REVIEWS#<K>#<T>` / `N`); instead a vector per review, sk = its id, in
  *    `REVIEWS#<K>#<T>` and in `REVIEWS#USER#<U>#V`; a user's counts only `n`; claims without `sp`;
@@ -25,6 +28,12 @@ import { createHash } from 'node:crypto';
 import { writeItems, type ItemKey } from '../../shared/db/batch.js';
 import { animeIndex } from '../../shared/db/animes.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
+import { vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { sortKey } from '../../shared/db/sort-keys.js';
+import { characterIndex } from '../../shared/db/characters.js';
+import { indexPk } from '../../shared/db/index-deltas.js';
+import { newsIndex } from '../../shared/db/news.js';
+import { personIndex } from '../../shared/db/persons.js';
 import { isSchemaItem } from '../../shared/db/migrations.js';
 import { orderingItems, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { chunk } from '../../shared/db/titles.js';
@@ -33,7 +42,28 @@ import { searchText } from '../../shared/text.js';
 import { scanAll, type Item } from './tables.js';
 
 const keyOf = (i: Item): ItemKey => ({ pk: String(i.pk), sk: String(i.sk) });
+const INDEXES = [animeIndex, mangaIndex, characterIndex, personIndex, newsIndex] as unknown as IndexDef<BaseRecord>[];
 const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('base64url').slice(0, 12);
+
+/**
+ * The planner's items of a title as versions 1 and 2 wrote them, family by family (ordering
+ * entries `K#O#<o>#A|D`, postings `K#P#<filter>#<value>`, word postings `K#W#<start>` of the
+ * search text's words' first two and three characters, each holding the vector).
+ */
+function legacyIndexItems(def: IndexDef<BaseRecord>, r: BaseRecord): Item[] {
+  const v = vectorOf(def, r);
+  const items: Item[] = [];
+  for (const [name, o] of Object.entries(def.orderings)) {
+    for (const dir of ['asc', 'desc'] as const) items.push({ pk: `${def.kind}#O#${name}#${dir === 'asc' ? 'A' : 'D'}`, sk: sortKey(o.value(r), o.type, r.id, dir), ...v });
+  }
+  const key = sortKey(def.orderings[def.listOrder.replace(/^-/, '')]!.value(r), def.orderings[def.listOrder.replace(/^-/, '')]!.type, r.id, def.listOrder.startsWith('-') ? 'desc' : 'asc');
+  for (const [name, values] of Object.entries(v.f)) for (const value of values) items.push({ pk: `${def.kind}#P#${name}#${value}`, sk: key, ...v });
+  for (const word of new Set(v.sw.split(' ').filter((w) => [...w].length >= 2))) {
+    for (const n of [2, 3]) if ([...word].length >= n) items.push({ pk: `${def.kind}#W#${[...word].slice(0, n).join('')}`, sk: key, ...v });
+  }
+  const unique = new Map(items.map((i) => [`${String(i.pk)} ${String(i.sk)}`, i]));
+  return [...unique.values()];
+}
 
 /** What version 1 computed for a review (its vector: the orderings' values and the filters of version 1's review index). */
 function v1Vector(r: { id: string; kind: string; is_spoiler: boolean; title_id: string; user_id: string; created_at: string; rating: number }, helpful: number) {
@@ -113,10 +143,12 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
     if (/^[A-Z]+#[^#]+$/.test(pk) && sk === 'R') records.set(pk, item);
     if (/^(ANIME|MANGA)#[^#]+$/.test(pk) && sk.startsWith('C#')) (chunks.get(pk) ?? chunks.set(pk, []).get(pk)!).push(item);
     if (isSchemaItem(item)) deletes.push(keyOf(item));
+    // The titles' in-memory index
+    else if (INDEXES.some((d) => pk === indexPk(d.kind))) deletes.push(keyOf(item));
     // Catalogue index
     else if (/^[A-Z]+#C#/.test(pk) && sk === 'N') deletes.push(keyOf(item));
     else if (derived.has(pk)) deletes.push(keyOf(item));
-    else if (new RegExp(`^${mangaIndex.kind}#[OPWD]#`).test(pk)) {
+    else if (new RegExp(`^${mangaIndex.kind}#D#`).test(pk)) {
       const f = { ...(item.f as Record<string, unknown>) };
       delete f.author_role;
       puts.push({ ...item, f });
@@ -132,6 +164,21 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
     else if (pk === 'RECS#JOB') {
       const { prev: _prev, ...job } = item;
       puts.push(job);
+    }
+  }
+  // The planner's items of every title, in version 1's form (the digests are among the items already).
+  for (const def of INDEXES) {
+    for (const [pk, item] of records) {
+      if (!new RegExp(`^${def.kind}#[^#]+$`).test(pk)) continue;
+      for (const i of legacyIndexItems(def, item.rec as BaseRecord)) {
+        const ipk = String(i.pk);
+        if (new RegExp(`^${def.kind}#D#`).test(ipk)) continue;
+        if (def.kind === mangaIndex.kind) {
+          const f = { ...(i.f as Record<string, unknown>) };
+          delete f.author_role;
+          puts.push({ ...i, f });
+        } else puts.push(i);
+      }
     }
   }
   // Version 1's review vectors.

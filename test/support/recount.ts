@@ -7,9 +7,11 @@
  *
  *  - records and their counters (`K#N`), uniqueness claims (each record's, none orphaned; a
  *    carrying claim carries the record at its revision), random-pick slots (1..n, each naming its
- *    record, which names its slot), ordering entries (records.ts) and catalogue index items
- *    (catalogue-index.ts: entries, postings, word postings, digests) — exactly the record's — and
- *    the index's exact counts (`K#C#…`) = the records with each value;
+ *    record, which names its slot), ordering entries (records.ts) and the schedule's digest
+ *    entries — exactly the record's —, no item of the planner's title index (issue 19 removed
+ *    them), and each title kind's in-memory index — the vectors its snapshot publishes (loaded
+ *    from the index bucket: publishedVectors) with its deltas after the pointer applied, numbered
+ *    without gaps — exactly the records' vectors;
  *  - titles' counters (`st_*`: members by status, scores, favourites) = the list items naming
  *    them; who lists a title (`K#<id>#L`) = those items; each list's counts, claims and vectors =
  *    its items, whose `title_name` follows the title's;
@@ -32,12 +34,13 @@
  *
  * expectApiRecount does the same for the numbers the API shows, from what each user's list shows.
  *
- * Not checked: list sizes of the catalogue index (`K#L#…`, planner hints a redelivery may count
- * twice), the jobs' results (top lists, the recommendations' entries: the fault tests compare
+ * Not checked: the jobs' results (top lists, the recommendations' entries: the fault tests compare
  * those with a clean run), rate-limit counters, sessions, the outbox.
  */
 import { animeEntity, animeIndex } from '../../shared/db/animes.js';
-import { countKey, indexItems, vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { digestChange, vectorOf, type IndexDef, type Vector } from '../../shared/db/catalogue-index.js';
+import { indexPk } from '../../shared/db/index-deltas.js';
+import { loadVectors } from '../../shared/domain/index-compaction.js';
 import { characterIndex } from '../../shared/db/characters.js';
 import { mangaEntity, mangaIndex } from '../../shared/db/mangas.js';
 import { newsIndex } from '../../shared/db/news.js';
@@ -71,8 +74,12 @@ type Ref = { id: string; name: string };
 const same = (a: unknown, b: unknown) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 const num = (v: unknown) => Number(v ?? 0);
 
-/** Discrepancies between the items and what they derive from (empty: the table agrees with a recount). */
-export function recount(items: ReadonlyMap<string, Item>): string[] {
+/**
+ * Discrepancies between the items and what they derive from (empty: the table agrees with a
+ * recount). `published`: the vectors of each kind's current snapshot (publishedVectors); without
+ * it a kind that has a snapshot is checked only for its deltas' numbering.
+ */
+export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMap<string, ReadonlyMap<string, Vector>>): string[] {
   const problems: string[] = [];
   const problem = (p: string) => problems.push(p);
   const all = [...items.values()];
@@ -144,18 +151,30 @@ export function recount(items: ReadonlyMap<string, Item>): string[] {
     compareDerived(`${def.kind} ordering entries`, family(`${def.kind}#O#`), [...records.get(def.kind)!.values()].flatMap((r) => orderingItems(def, r.rec as BaseRecord)));
   }
   for (const def of INDEXES) {
-    const stored = ['O', 'P', 'W', 'D'].flatMap((f) => family(`${def.kind}#${f}#`));
-    compareDerived(`${def.kind} index`, stored, [...records.get(def.kind)!.values()].flatMap((r) => [...indexItems(def, r.rec as BaseRecord).values()]));
-    // Exact counts (`K#C#…`, catalogue-index.ts IndexDef.counted): the records with each value (an item at 0 may stay).
-    const want = new Map<string, number>();
-    for (const r of records.get(def.kind)!.values()) {
-      for (const [name, values] of Object.entries(def.counted ?? {})) for (const v of new Set(values(r.rec as BaseRecord))) want.set(countKey(def, name, v).pk, (want.get(countKey(def, name, v).pk) ?? 0) + 1);
+    for (const f of ['O', 'P', 'W', 'L', 'C']) for (const i of family(`${def.kind}#${f}#`)) problem(`${def.kind} index: ${String(i.pk)} ${String(i.sk)} is an item of the planner's index`);
+    compareDerived(`${def.kind} digests`, family(`${def.kind}#D#`), [...records.get(def.kind)!.values()].flatMap((r) => digestChange(def, null, r.rec as BaseRecord).puts));
+    // The in-memory index: the published vectors, then the deltas after the pointer, in order.
+    const part = partition(indexPk(def.kind));
+    const pointer = part.find((i) => i.sk === 'P');
+    const deltas = part.filter((i) => String(i.sk).startsWith('D#')).sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
+    const numbers = deltas.map((d) => Number(String(d.sk).slice(2)));
+    if (numbers.some((n, i) => i > 0 && n !== numbers[i - 1]! + 1)) problem(`${def.kind} index: its deltas are not numbered without gaps (${numbers.join(',')})`);
+    const from = num(pointer?.seq);
+    if (numbers.length > 0 && numbers[0]! > from + 1) problem(`${def.kind} index: deltas ${from + 1}–${numbers[0]! - 1} after the pointer are gone`);
+    if (pointer && !published?.has(def.kind)) continue;
+    const view = new Map<string, Vector>(published?.get(def.kind) ?? []);
+    for (const d of deltas) {
+      if (Number(String(d.sk).slice(2)) <= from) continue;
+      if (d.v) view.set(String(d.id), d.v as Vector);
+      else view.delete(String(d.id));
     }
-    for (const c of family(`${def.kind}#C#`)) {
-      if (num(c.n) !== (want.get(String(c.pk)) ?? 0)) problem(`${String(c.pk)} holds ${num(c.n)}, ${want.get(String(c.pk)) ?? 0} records have the value`);
-      want.delete(String(c.pk));
+    for (const [id, r] of records.get(def.kind)!) {
+      const v = view.get(id);
+      if (!v) problem(`${def.kind} index: ${id} is missing`);
+      else if (!same(v, vectorOf(def, r.rec as BaseRecord))) problem(`${def.kind} index: ${id} differs from its record's vector`);
+      view.delete(id);
     }
-    for (const [pk, n] of want) problem(`${pk} is missing (${n} records have the value)`);
+    for (const id of view.keys()) problem(`${def.kind} index: ${id} has no record`);
   }
 
   // ---- Lists, list items and the titles' counters
@@ -418,8 +437,38 @@ export async function expectRecount(streams?: StreamPoller, table = tableName())
     await streams.caughtUp();
     items = await scanAll(table);
   } else items = await settled(table);
-  expect(recount(items)).toEqual([]);
+  expect(recount(items, await publishedVectors(items))).toEqual([]);
   return items;
+}
+
+/**
+ * What each title kind's index holds for the items (a store's scan): the published vectors with
+ * the deltas after the pointer applied, by kind and id — what a list function starting now sees.
+ */
+export async function indexViews(items: ReadonlyMap<string, Item>): Promise<Map<string, Map<string, Vector>>> {
+  const published = await publishedVectors(items);
+  const out = new Map<string, Map<string, Vector>>();
+  for (const def of INDEXES) {
+    const view = new Map(published.get(def.kind) ?? []);
+    const from = num(items.get(`${indexPk(def.kind)} P`)?.seq);
+    const deltas = [...items.values()].filter((i) => i.pk === indexPk(def.kind) && String(i.sk).startsWith('D#') && Number(String(i.sk).slice(2)) > from);
+    for (const d of deltas.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))) {
+      if (d.v) view.set(String(d.id), d.v as Vector);
+      else view.delete(String(d.id));
+    }
+    out.set(def.kind, view);
+  }
+  return out;
+}
+
+/** The vectors of each kind's current snapshot, as the pointers among `items` name them (from the index bucket). */
+export async function publishedVectors(items: ReadonlyMap<string, Item>): Promise<Map<string, Map<string, Vector>>> {
+  const out = new Map<string, Map<string, Vector>>();
+  for (const def of INDEXES) {
+    const p = items.get(`${indexPk(def.kind)} P`);
+    if (p) out.set(def.kind, await loadVectors(def.kind, { version: num(p.version), seq: num(p.seq), name: String(p.name), at: String(p.at) }));
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,9 @@
  * file; on a data dir of its own in the `faults` project, so that a test can kill it and start it
  * again with its data: `dynamoEngine()`) and a table in it, so files never see each other's data nor slow each other down: DynamoDB
  * Local gets slower with every stream record it keeps, even those of deleted tables — after ten
- * tables of 2,000 items a put takes 22 ms instead of 5 (docs/decisions.md T1). Functions read the
+ * tables of 2,000 items a put takes 22 ms instead of 5 (docs/decisions.md T1). Its index objects
+ * (shared/storage/index-objects.ts) go to a bucket of its own in the run's S3 emulator, for the
+ * same reason: their keys name only a kind and a version, which every file has. Functions read the
  * same environment variables as on AWS. Every item a function running in this process touches is
  * checked against its role's grants (key-trace.ts): a file fails when a function did to an item
  * what its role would not let it do on AWS.
@@ -13,7 +15,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { ensureTable, startDynamoLocal } from '../../infra/local/engines.js';
+import { ensureBucket, ensureTable, startDynamoLocal } from '../../infra/local/engines.js';
 import { SECRET_NAMES } from '../../infra/api-config.js';
 import { picturesEnvironment } from '../../infra/local/runtime.js';
 import { keyTrace, writeGrantRecord } from './key-trace.js';
@@ -25,9 +27,11 @@ const dataDir = process.env.TEST_DYNAMO_ON_DISK === 'true' ? mkdtempSync(join(ex
 const dynamo = await startDynamoLocal(dataDir);
 setDynamoEngine(dynamo);
 const env: Record<string, string> = { ...inject('engineEnv'), AWS_ENDPOINT_URL_DYNAMODB: dynamo.url };
+const fileId = randomBytes(6).toString('hex');
 Object.assign(process.env, env, {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  TABLE_NAME: `test-${randomBytes(6).toString('hex')}`,
+  TABLE_NAME: `test-${fileId}`,
+  INDEX_BUCKET: `test-index-${fileId}`,
   PUBLIC_BASE_URL: 'http://localhost',
   CORS_ALLOWED_ORIGINS: 'https://app.example.org',
   JWT_PUBLIC_SECRET_ID: SECRET_NAMES.jwtPublic,
@@ -50,7 +54,7 @@ Object.assign(process.env, env, {
 const trace = keyTrace();
 
 beforeAll(async () => {
-  await ensureTable(env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!);
+  await Promise.all([ensureTable(env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!), ensureBucket(env.AWS_ENDPOINT_URL_S3!, process.env.INDEX_BUCKET!)]);
 });
 
 afterAll(async () => {

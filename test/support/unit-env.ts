@@ -22,4 +22,5 @@ Object.assign(process.env, {
   FRONTEND_URL: 'https://app.example.org',
   PICTURES_BUCKET: 'unit-test-pictures',
   PICTURES_BASE_URL: 'https://pictures.example.org',
+  INDEX_BUCKET: 'unit-test-index',
 });

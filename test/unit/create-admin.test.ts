@@ -7,7 +7,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { mockClient } from 'aws-sdk-client-mock';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AdminError, adminPassword, checkAdminInput, firstLine, PASSWORD_OPTION_WARNING, stageTableName } from '../../infra/admin-account.js';
+import { AdminError, adminPassword, checkAdminInput, firstLine, PASSWORD_OPTION_WARNING, stageOutputs, stageTableName } from '../../infra/admin-account.js';
 
 const cfn = mockClient(CloudFormationClient);
 beforeEach(() => cfn.reset());
@@ -43,6 +43,13 @@ describe('stageTableName', () => {
       Stacks: [{ StackName: 'catalogue-api-dev', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: [{ OutputKey: 'ApiUrl', OutputValue: 'https://x' }, { OutputKey: 'TableName', OutputValue: 'catalogue-api-dev-DataTable-ABC' }] }],
     });
     expect(await stageTableName('dev', new CloudFormationClient({ region: 'us-east-1' }))).toBe('catalogue-api-dev-DataTable-ABC');
+  });
+
+  it('reads the IndexBucket output with it (where the migration and the import publish the titles\' indexes)', async () => {
+    cfn.on(DescribeStacksCommand, { StackName: 'catalogue-api-dev' }).resolves({
+      Stacks: [{ StackName: 'catalogue-api-dev', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: [{ OutputKey: 'TableName', OutputValue: 'T' }, { OutputKey: 'IndexBucket', OutputValue: 'catalogue-api-dev-index-xyz' }] }],
+    });
+    expect(await stageOutputs('dev', new CloudFormationClient({ region: 'us-east-1' }))).toEqual({ table: 'T', indexBucket: 'catalogue-api-dev-index-xyz' });
   });
 
   it('says clearly when there is no such stack, no output, or a bad stage name', async () => {

@@ -1,0 +1,132 @@
+/**
+ * The compactor of the in-memory index (issue 19; docs/in-memory-index.md, decisions O1–): folds
+ * a kind's deltas (shared/db/index-deltas.ts) into its next snapshot.
+ *
+ * A snapshot is two objects of the index bucket (shared/storage/index-objects.ts) under a name
+ * of their own (`<version>-<new id>`): `snapshot` (shared/search/snapshot.ts, what the list
+ * functions load) and `vectors` (every record's vector as JSON, gzipped: what the next
+ * compaction starts from, since a snapshot cannot give its words' texts back). A compaction:
+ *  1. reads the pointer (version v, folding deltas up to s_v) and the deltas after s_v;
+ *  2. loads v's vectors (none before the first snapshot: an empty kind), replaces each changed
+ *     record's vector by its last delta's (a deletion drops it) and applies `patch` (the rankings
+ *     job's new numbers, published this way instead of as deltas);
+ *  3. writes both objects of version v + 1, then moves the pointer from v to them — conditioned
+ *     on v, so of two compactions at once one wins and the other deletes what it wrote;
+ *  4. deletes what the previous snapshot (v − 1) folded or was: the deltas up to s_{v−1} and its
+ *     objects. One snapshot later, so a function that read the pointer just before it moved
+ *     still finds v's objects and the deltas after s_v.
+ * Deltas written meanwhile are numbered after what it read: the next compaction folds them, and
+ * readers read them after the new pointer. Idempotent and safe to run at any time.
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { IndexDef, Vector } from '../db/catalogue-index.js';
+import { deleteDeltas, indexKeys, movePointer, PointerMoved, readDeltas, readPointer, type IndexPointer } from '../db/index-deltas.js';
+import { grant } from '../db/key-patterns.js';
+import { INDEXED_KINDS } from './index-kinds.js';
+import type { BaseRecord } from '../db/records.js';
+import { buildSnapshot, packSnapshot } from '../search/snapshot.js';
+import { deleteIndexObjects, getIndexObject, indexObjectKey, indexVersionName, putIndexObject } from '../storage/index-objects.js';
+
+/** A kind's deltas are folded at every COMPACT_EVERY-th (the stream trigger), and by the scheduled job between. */
+export const COMPACT_EVERY = 256;
+
+/**
+ * What a compaction does to the table: reads the pointer (GetItem) and the deltas (Query), moves
+ * the pointer (PutItem) and deletes folded deltas (Query of their keys, BatchWriteItem).
+ */
+export const COMPACTION_KEYS = grant(indexKeys(INDEXED_KINDS), 'GetItem', 'Query', 'PutItem', 'BatchWriteItem');
+
+/** The vectors object: every record's vector, and the last delta they fold. */
+interface VectorsFile {
+  kind: string;
+  seq: number;
+  vectors: Vector[];
+}
+
+/** New numbers for records (the rankings job): each replaces those values of the record's vector. */
+export type VectorPatch = ReadonlyMap<string, Partial<Pick<Vector, 'o' | 'x'>>>;
+
+export interface Compaction {
+  kind: string;
+  /** The version published (null: nothing to fold, or another compaction won). */
+  version: number | null;
+  /** Records in it, deltas folded, sizes of its objects (bytes, gzip). */
+  records: number;
+  folded: number;
+  snapshotBytes: number;
+  vectorsBytes: number;
+  ms: number;
+}
+
+export const encodeVectors = (file: VectorsFile): Uint8Array => new Uint8Array(gzipSync(JSON.stringify(file)));
+const decodeVectors = (gz: Uint8Array): VectorsFile => JSON.parse(gunzipSync(gz).toString('utf8')) as VectorsFile;
+
+/** The vectors object a pointer names is gone: a newer pointer exists (its compaction's successor deleted it). */
+export class MissingVectors extends Error {
+  constructor(kind: string, pointer: IndexPointer) {
+    super(`${kind}: the vectors of index version ${pointer.version} (${pointer.name}) are missing`);
+    this.name = 'MissingVectors';
+  }
+}
+
+/** The vectors a pointer's snapshot holds (an empty kind without one), by id. */
+export async function loadVectors(kind: string, pointer: IndexPointer | null): Promise<Map<string, Vector>> {
+  if (!pointer) return new Map();
+  const gz = await getIndexObject(indexObjectKey(kind, pointer.name, 'vectors'));
+  if (!gz) throw new MissingVectors(kind, pointer);
+  return new Map(decodeVectors(gz).vectors.map((v) => [v.id, v]));
+}
+
+/**
+ * Folds the kind's deltas into its next snapshot (see above). Without deltas and `patch`,
+ * nothing is written unless `always` (a kind's first, empty snapshot).
+ */
+export async function compactIndex<R extends BaseRecord>(
+  def: IndexDef<R>,
+  opts: {
+    patch?: VectorPatch;
+    always?: boolean;
+    /** The kind's records' vectors where it has no snapshot yet (a store's migration, a bulk load); deltas since are applied over them. Ignored once it has one, unless `rebuild`. */
+    base?: readonly Vector[];
+    /** Start from `base` even when the kind has a snapshot (its objects are gone): the deltas after its pointer are applied over it. */
+    rebuild?: boolean;
+  } = {},
+): Promise<Compaction> {
+  const started = Date.now();
+  const kind = def.kind;
+  const pointer = await readPointer(kind);
+  const { deltas } = await readDeltas(kind, pointer?.seq ?? 0);
+  const nothing: Compaction = { kind, version: null, records: 0, folded: 0, snapshotBytes: 0, vectorsBytes: 0, ms: 0 };
+  const fromBase = opts.base !== undefined && (!pointer || opts.rebuild === true);
+  const first = !pointer && (opts.always || opts.base !== undefined);
+  if (deltas.length === 0 && !opts.patch && !first && !fromBase) return { ...nothing, ms: Date.now() - started };
+  const vectors = fromBase || !pointer ? new Map((opts.base ?? []).map((v) => [v.id, v])) : await loadVectors(kind, pointer);
+  for (const d of deltas) {
+    if (d.vector) vectors.set(d.id, d.vector);
+    else vectors.delete(d.id);
+  }
+  for (const [id, p] of opts.patch ?? []) {
+    const v = vectors.get(id);
+    if (v) vectors.set(id, { ...v, o: { ...v.o, ...p.o }, x: { ...v.x, ...p.x } });
+  }
+  const seq = deltas.at(-1)?.seq ?? pointer?.seq ?? 0;
+  const all = [...vectors.values()];
+  const snapshot = packSnapshot(buildSnapshot(def, all));
+  const file = encodeVectors({ kind, seq, vectors: all });
+  const version = (pointer?.version ?? 0) + 1;
+  const next: IndexPointer = { version, seq, name: indexVersionName(version), at: new Date().toISOString(), ...(pointer ? { previous: { name: pointer.name, seq: pointer.seq } } : {}) };
+  const keys = [indexObjectKey(kind, next.name, 'snapshot'), indexObjectKey(kind, next.name, 'vectors')];
+  await Promise.all([putIndexObject(keys[0]!, snapshot), putIndexObject(keys[1]!, file)]);
+  try {
+    await movePointer(kind, pointer, next);
+  } catch (err) {
+    if (!(err instanceof PointerMoved)) throw err;
+    await deleteIndexObjects(keys);
+    return { ...nothing, ms: Date.now() - started };
+  }
+  if (pointer?.previous) {
+    await deleteDeltas(kind, pointer.previous.seq);
+    await deleteIndexObjects([indexObjectKey(kind, pointer.previous.name, 'snapshot'), indexObjectKey(kind, pointer.previous.name, 'vectors')]);
+  }
+  return { kind, version, records: all.length, folded: deltas.length, snapshotBytes: snapshot.length, vectorsBytes: file.length, ms: Date.now() - started };
+}

@@ -1,0 +1,143 @@
+/**
+ * A function's copy of the kinds' in-memory indexes (issue 19; docs/in-memory-index.md, decisions
+ * D1–): the snapshot it loaded and the deltas written since, kept between requests, brought up
+ * to date at every request with what was written since the last one.
+ *
+ * The first request of a kind in a function reads the pointer, loads the snapshot it names (one
+ * S3 GET; an empty index before the kind's first snapshot) and reads the deltas after it. Every
+ * later request reads the deltas after the last one it has (one strongly consistent Query,
+ * which also returns the pointer: a write that returned is among them, API.md §1.8). When the
+ * pointer moved, the new snapshot is loaded and the deltas it folded dropped: the deltas the
+ * function holds and those just read cover every number after the new pointer's, since a
+ * compaction deletes only what the snapshot before it folded (index-compaction.ts).
+ *
+ * Queries are evaluated over snapshot and deltas in memory (shared/search/evaluate.ts); what a
+ * page costs the table is that Query, then the page's records.
+ */
+import type { IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
+import { loadVectors, MissingVectors } from './index-compaction.js';
+import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
+import { grant, type KeyGrants } from '../db/key-patterns.js';
+import type { BaseRecord } from '../db/records.js';
+import { evaluate, prepareDeltas, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
+import { buildSnapshot, unpackSnapshot, type Snapshot } from '../search/snapshot.js';
+import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
+
+/** What reading the indexes of `kinds` does to the table: their pointers (GetItem) and deltas (Query). Its function also loads their snapshots (`index-read`, `index: 'read'`). */
+export const indexReads = (...kinds: string[]): KeyGrants => grant(indexKeys(kinds), 'GetItem', 'Query');
+
+interface Held {
+  pointer: IndexPointer | null;
+  snapshot: Snapshot;
+  /** The deltas after the pointer's, in order; the last number read. */
+  deltas: IndexDelta[];
+  after: number;
+  /** The deltas prepared for evaluation (dropped when deltas are added). */
+  prepared: DeltaSet | null;
+}
+
+const held = new Map<string, Held>();
+
+/** The snapshot a pointer names (an empty one before the first). Null when its object is gone: a newer pointer exists. */
+async function snapshotOf<R extends BaseRecord>(def: IndexDef<R>, pointer: IndexPointer | null): Promise<Snapshot | null> {
+  if (!pointer) return buildSnapshot(def, []);
+  const gz = await getIndexObject(indexObjectKey(def.kind, pointer.name, 'snapshot'));
+  return gz ? unpackSnapshot(def, gz) : null;
+}
+
+/** A fresh copy: the current pointer's snapshot and the deltas after it. */
+async function load<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
+  for (let attempt = 1; ; attempt++) {
+    const pointer = await readPointer(def.kind);
+    const snapshot = await snapshotOf(def, pointer);
+    if (!snapshot) {
+      // Deleted by the compaction after the one that wrote it, between the two reads: read the pointer again.
+      if (attempt < 3) continue;
+      throw new Error(`${def.kind}: the index snapshot ${pointer!.name} is missing`);
+    }
+    const after = pointer?.seq ?? 0;
+    const { deltas } = await readDeltas(def.kind, after);
+    return { pointer, snapshot, deltas, after: deltas.at(-1)?.seq ?? after, prepared: null };
+  }
+}
+
+/** The kind's index as of now: the held copy brought up to date (see above). */
+async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
+  const h = held.get(def.kind);
+  if (!h) {
+    const fresh = await load(def);
+    held.set(def.kind, fresh);
+    return fresh;
+  }
+  const { deltas, pointer } = await readDeltas(def.kind, h.after);
+  // Another request of this function may have refreshed the copy meanwhile (requests run at once
+  // locally): only numbers after what it holds now are new, so the deltas stay in order, each once.
+  const now = held.get(def.kind)!;
+  const fresh = deltas.filter((d) => d.seq > now.after);
+  if ((pointer?.version ?? 0) !== (now.pointer?.version ?? 0)) {
+    if ((pointer?.version ?? 0) < (now.pointer?.version ?? 0)) return now;
+    const snapshot = await snapshotOf(def, pointer);
+    const next: Held = snapshot
+      ? { pointer, snapshot, deltas: [...now.deltas, ...fresh].filter((d) => d.seq > pointer!.seq), after: Math.max(fresh.at(-1)?.seq ?? now.after, pointer!.seq), prepared: null }
+      : await load(def);
+    held.set(def.kind, next);
+    return next;
+  }
+  if (fresh.length > 0) {
+    now.deltas.push(...fresh);
+    now.after = fresh.at(-1)!.seq;
+    now.prepared = null;
+  }
+  return now;
+}
+
+/** A page of `q` over the kind's current index: the ids in list order with their sort keys, cursors, and how many match. */
+export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): Promise<SnapshotPage> {
+  return (await indexPages(def, [q]))[0]!;
+}
+
+/** Pages of several queries over one read of the kind's current index (home's two seasons). */
+export async function indexPages<R extends BaseRecord>(def: IndexDef<R>, queries: readonly IndexQuery[]): Promise<SnapshotPage[]> {
+  const h = await current(def);
+  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
+  return queries.map((q) => evaluate(def, h.snapshot, q, h.prepared!));
+}
+
+/** The ids of every record of the kind with the values `equals` (jobs and consumers: a genre's animes, the airing animes), in the kind's list order. */
+export async function indexIds<R extends BaseRecord>(def: IndexDef<R>, equals: Readonly<Record<string, string>>): Promise<string[]> {
+  const h = await current(def);
+  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
+  const all = h.snapshot.n + h.prepared.vectors.length;
+  const descending = def.listOrder.startsWith('-');
+  const page = evaluate(def, h.snapshot, { ordering: def.listOrder.replace(/^-/, ''), descending, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
+  return page.entries.map((e) => e.id);
+}
+
+/**
+ * Every record's vector of the kind now (jobs: the rankings read the characters' and persons'
+ * numbers): the compactor's vectors object of the current snapshot (one S3 GET), with the
+ * deltas after it applied. Not kept between calls.
+ */
+export async function indexVectors<R extends BaseRecord>(def: IndexDef<R>): Promise<Map<string, Vector>> {
+  for (let attempt = 1; ; attempt++) {
+    const pointer = await readPointer(def.kind);
+    let vectors: Map<string, Vector>;
+    try {
+      vectors = await loadVectors(def.kind, pointer);
+    } catch (err) {
+      // Deleted by the compaction after the next one, between the two reads: read the pointer again.
+      if (!(err instanceof MissingVectors) || attempt >= 3) throw err;
+      continue;
+    }
+    for (const d of (await readDeltas(def.kind, pointer?.seq ?? 0)).deltas) {
+      if (d.vector) vectors.set(d.id, d.vector);
+      else vectors.delete(d.id);
+    }
+    return vectors;
+  }
+}
+
+/** Tests: forget every held copy (a function starting afresh). */
+export function forgetIndexes(): void {
+  held.clear();
+}

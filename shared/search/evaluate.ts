@@ -1,0 +1,264 @@
+/**
+ * One page of a catalogue list (API.md §1.5, §1.6) evaluated over a kind's snapshot
+ * (snapshot.ts) and the deltas written since it: exactly what evaluating the query over the
+ * kind's current vectors gives (catalogue-index.ts vectorPage and pageOf: the same matches, the
+ * same order, the same cursors), with an exact `count`.
+ *
+ * The matches among the snapshot's records are a bitset: each equality filter's posting list,
+ * each term's union of the postings of the words it is a prefix of, each range number's
+ * column, intersected; a record a delta changed or deleted is cleared (its delta's vector, if
+ * any, is evaluated as such). The page then walks the ordering's permutation from the cursor's
+ * boundary (a binary search of the sort keys, computed from the columns) and merges the
+ * matching deltas in sort-key order. When the matches are few, they are put in list order
+ * through the ordering's ranks instead of walking past the records between them.
+ */
+import { matches, orderingOf, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
+import type { BaseRecord } from '../db/records.js';
+import { compareCodePoints, sortKey } from '../db/sort-keys.js';
+import type { Cursor } from '../db/sort-keys.js';
+import { idAt, keyAt, numberOf, orderOf, type OrderColumn, type Snapshot } from './snapshot.js';
+
+/** A record changed since the snapshot: its vector now, or `null` when it was deleted. */
+export interface Delta {
+  id: string;
+  vector: Vector | null;
+}
+
+/**
+ * The deltas since a snapshot, prepared once for every query evaluated over them (a function
+ * holds them between requests): what they replace in the snapshot, and the current vectors with
+ * their sort keys per ordering, computed on first use.
+ */
+export interface DeltaSet {
+  /** The snapshot's records that no delta replaced (`null`: every one). */
+  live: Uint32Array | null;
+  /** The vectors of the changed and added records (the last delta of each id). */
+  vectors: Vector[];
+  /** Their sort keys, by ordering and direction (`name/asc`). */
+  keys: Map<string, string[]>;
+}
+
+export function prepareDeltas(s: Snapshot, deltas: readonly Delta[]): DeltaSet {
+  const latest = new Map<string, Vector | null>();
+  for (const d of deltas) latest.set(d.id, d.vector);
+  let live: Uint32Array | null = null;
+  const vectors: Vector[] = [];
+  for (const [id, v] of latest) {
+    const i = numberOf(s, id);
+    if (i >= 0) {
+      if (!live) {
+        live = newBits(s.n).fill(0xffffffff);
+        if (s.n & 31) live[live.length - 1] = (1 << (s.n & 31)) - 1;
+      }
+      live[i >>> 5]! &= ~(1 << (i & 31));
+    }
+    if (v) vectors.push(v);
+  }
+  return { live, vectors, keys: new Map() };
+}
+
+export interface SnapshotPage {
+  /** The page: ids with their sort keys (as cursors hold them), in list order. */
+  entries: { id: string; sk: string }[];
+  next: Cursor | null;
+  previous: Cursor | null;
+  /** How many records match the query (the list's `count`). */
+  count: number;
+}
+
+/** Matches at most this share of the records are put in order through the ordering's ranks rather than walked to. */
+const FEW = 1 / 64;
+
+type Bits = Uint32Array;
+const has = (b: Bits, i: number) => (b[i >>> 5]! >>> (i & 31)) & 1;
+const newBits = (n: number) => new Uint32Array((n + 31) >>> 5);
+
+function popcount(b: Bits): number {
+  let c = 0;
+  for (let w = 0; w < b.length; w++) {
+    let v = b[w]!;
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    c += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+  }
+  return c;
+}
+
+/** The records of postings lists x in [from, to) of a dictionary, as a bitset. */
+function listBits(n: number, d: Snapshot['words'], from: number, to: number): Bits {
+  const b = newBits(n);
+  const { offsets, recs } = d.lists;
+  for (let i = offsets[from]!; i < offsets[to]!; i++) b[recs[i]! >>> 5]! |= 1 << (recs[i]! & 31);
+  return b;
+}
+
+/** The first index of a sorted string array whose value is at least `v` (code unit order, as built). */
+function lowerBound(values: readonly string[], v: string): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function and(into: Bits | null, b: Bits): Bits {
+  if (into === null) return b;
+  for (let w = 0; w < into.length; w++) into[w]! &= b[w]!;
+  return into;
+}
+
+/** The snapshot's records that satisfy every condition of `q` and no delta replaced (`null`: every record). */
+function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): Bits | null {
+  let bits: Bits | null = null;
+  for (const [name, value] of Object.entries(q.equals)) {
+    const d = s.filters.get(name);
+    const x = d ? lowerBound(d.values, value) : -1;
+    bits = and(bits, d && d.values[x] === value ? listBits(s.n, d, x, x + 1) : newBits(s.n));
+  }
+  for (const term of q.terms) {
+    // The words a term is a prefix of are contiguous in the sorted table.
+    const from = lowerBound(s.words.values, term);
+    let to = from;
+    while (to < s.words.values.length && s.words.values[to]!.startsWith(term)) to++;
+    bits = and(bits, listBits(s.n, s.words, from, to));
+  }
+  for (const [name, least] of Object.entries(q.atLeast ?? {})) {
+    const col = s.numbers.get(name);
+    const b = newBits(s.n);
+    // NaN (null) is never at least anything; an unknown number never matches (as vectors have none).
+    if (col) for (let i = 0; i < s.n; i++) if (col[i]! >= least) b[i >>> 5]! |= 1 << (i & 31);
+    bits = and(bits, b);
+  }
+  return live === null ? bits : and(bits, live);
+}
+
+/** The position of each record in an ordering's list order (built on first use). */
+const ranks = new WeakMap<Uint32Array, Uint32Array>();
+function rankOf(order: Uint32Array): Uint32Array {
+  let r = ranks.get(order);
+  if (!r) {
+    r = new Uint32Array(order.length);
+    for (let p = 0; p < order.length; p++) r[order[p]!] = p;
+    ranks.set(order, r);
+  }
+  return r;
+}
+
+/**
+ * A page of `q` over the snapshot and the deltas since it (later deltas of an id replace earlier
+ * ones). Throws for an ordering the index does not have (as the planner does).
+ */
+export function evaluate<R extends BaseRecord>(
+  def: IndexDef<R>,
+  s: Snapshot,
+  q: IndexQuery,
+  deltas: DeltaSet | readonly Delta[] = [],
+  /** Tests: the share of matches at most which they are put in order through the ranks (default FEW; 0: always walk, 1: always ranks). */
+  few = FEW,
+): SnapshotPage {
+  const { type, ofVector } = orderingOf(def, q.ordering, q.descending);
+  const col: OrderColumn = s.orderings.get(q.ordering)!;
+  const dir = q.descending ? 'desc' : 'asc';
+  /** Negative when key a comes before key b in list order. */
+  const cmp = (a: string, b: string) => (q.descending ? compareCodePoints(b, a) : compareCodePoints(a, b));
+
+  const set = Array.isArray(deltas) ? prepareDeltas(s, deltas as readonly Delta[]) : (deltas as DeltaSet);
+  const cacheKey = `${q.ordering}/${dir}`;
+  let keys = set.keys.get(cacheKey);
+  if (!keys) set.keys.set(cacheKey, (keys = set.vectors.map((v) => sortKey(ofVector(v), type, v.id, dir))));
+  const added: { id: string; sk: string }[] = [];
+  set.vectors.forEach((v, x) => {
+    if (matches(v, q)) added.push({ id: v.id, sk: keys[x]! });
+  });
+  added.sort((a, b) => cmp(a.sk, b.sk));
+
+  const bits = snapshotMatches(s, q, set.live);
+  const matched = bits === null ? s.n : popcount(bits);
+  const order = orderOf(col, q.descending);
+  // The snapshot's candidates in list order: every record (tested against the bits), or only the matches.
+  let list = order;
+  let test = bits;
+  if (bits !== null && matched <= s.n * few) {
+    const rank = rankOf(order);
+    const positions = new Uint32Array(matched);
+    let m = 0;
+    for (let w = 0; w < bits.length; w++) {
+      for (let v = bits[w]!; v !== 0; v &= v - 1) positions[m++] = rank[w * 32 + (31 - Math.clz32(v & -v))]!;
+    }
+    positions.sort();
+    list = positions.map((p) => order[p]!);
+    test = null;
+  }
+  const keyOf = (p: number) => keyAt(s, col, list[p]!, q.descending);
+  const ok = (p: number) => test === null || has(test, list[p]!) === 1;
+  /** The first position whose key is after `k` (or at it, when `atOrAfter`) in list order. */
+  const bound = (length: number, key: (p: number) => string, k: string, atOrAfter: boolean) => {
+    let lo = 0;
+    let hi = length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = cmp(key(mid), k);
+      if (c < 0 || (c === 0 && !atOrAfter)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+
+  const entries: { id: string; sk: string }[] = [];
+  const c = q.cursor;
+  if (c === null || c.d === 'n') {
+    let p = c === null ? 0 : bound(list.length, keyOf, c.k, c.i === true);
+    let a = c === null ? 0 : bound(added.length, (x) => added[x]!.sk, c.k, c.i === true);
+    while (entries.length <= q.limit) {
+      while (p < list.length && !ok(p)) p++;
+      const fromSnapshot = p < list.length ? { id: idAt(s, list[p]!), sk: keyOf(p) } : null;
+      const fromDeltas = added[a] ?? null;
+      if (!fromSnapshot && !fromDeltas) break;
+      if (fromSnapshot && (!fromDeltas || cmp(fromSnapshot.sk, fromDeltas.sk) < 0)) {
+        entries.push(fromSnapshot);
+        p++;
+      } else {
+        entries.push(fromDeltas!);
+        a++;
+      }
+    }
+    const more = entries.length > q.limit;
+    const kept = entries.slice(0, q.limit);
+    return {
+      entries: kept,
+      next: more ? { d: 'n', k: kept.at(-1)!.sk } : null,
+      previous: c === null ? null : kept[0] ? { d: 'p', k: kept[0].sk } : flip(c, 'p'),
+      count: matched + added.length,
+    };
+  }
+  // Backwards: the last `limit` records before the boundary (or up to it, when it is included).
+  let p = bound(list.length, keyOf, c.k, c.i !== true) - 1;
+  let a = bound(added.length, (x) => added[x]!.sk, c.k, c.i !== true) - 1;
+  while (entries.length < q.limit) {
+    while (p >= 0 && !ok(p)) p--;
+    const fromSnapshot = p >= 0 ? { id: idAt(s, list[p]!), sk: keyOf(p) } : null;
+    const fromDeltas = a >= 0 ? added[a]! : null;
+    if (!fromSnapshot && !fromDeltas) break;
+    if (fromSnapshot && (!fromDeltas || cmp(fromSnapshot.sk, fromDeltas.sk) > 0)) {
+      entries.push(fromSnapshot);
+      p--;
+    } else {
+      entries.push(fromDeltas!);
+      a--;
+    }
+  }
+  entries.reverse();
+  return {
+    entries,
+    previous: entries[0] ? { d: 'p', k: entries[0].sk } : { ...c },
+    next: entries.length > 0 ? { d: 'n', k: entries.at(-1)!.sk } : flip(c, 'n'),
+    count: matched + added.length,
+  };
+}
+
+function flip(c: Cursor, d: Cursor['d']): Cursor {
+  return c.i ? { d, k: c.k } : { d, k: c.k, i: true };
+}

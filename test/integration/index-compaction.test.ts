@@ -1,0 +1,141 @@
+/**
+ * The index compactor of issue 19 (shared/domain/index-compaction.ts, decisions O1–), against
+ * DynamoDB Local and the S3 emulator: a compaction folds the deltas into a snapshot that answers
+ * queries as the records do; compactions racing writes lose no write (each one is in the
+ * published vectors or among the deltas after the pointer); of two compactions at once one
+ * publishes and the other leaves nothing behind; a snapshot's objects and the deltas it folded
+ * are deleted one snapshot later; the rankings' numbers are published through a patch.
+ */
+import { describe, expect, it } from 'vitest';
+import { animeIndex, type AnimeRecord } from '../../shared/db/animes.js';
+import { getItems } from '../../shared/db/batch.js';
+import { vectorOf, vectorPage, type IndexQuery, type Vector } from '../../shared/db/catalogue-index.js';
+import { readDeltas, readPointer, type IndexPointer } from '../../shared/db/index-deltas.js';
+import { recordKeyOfKind } from '../../shared/db/records.js';
+import { compactIndex, loadVectors } from '../../shared/domain/index-compaction.js';
+import { evaluate } from '../../shared/search/evaluate.js';
+import { unpackSnapshot } from '../../shared/search/snapshot.js';
+import { getIndexObject, indexObjectKey } from '../../shared/storage/index-objects.js';
+import { expectJson, send, uniqueName } from '../support/contract.js';
+import { useServer } from '../support/server.js';
+
+const server = useServer({ background: false });
+type Auth = Record<string, string>;
+
+const MEDIA = ['tv', 'movie', 'ova'];
+async function createAnimes(auth: Auth, n: number, tag: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const body = { name: uniqueName(`${tag} ${['Alpha', 'Beta', 'Gamma'][i % 3]} ${i}`), media_type: MEDIA[i % 3], aired_from: `20${10 + (i % 9)}-04-01` };
+    ids.push(expectJson(await send(server, 'POST', '/api/animes/', { body, headers: auth }), 201).id as string);
+  }
+  return ids;
+}
+
+/** What the index must hold now: the vector of every record of `ids` that exists. */
+async function currentVectors(ids: readonly string[]): Promise<Map<string, Vector>> {
+  const items = await getItems(ids.map((id) => recordKeyOfKind('ANIME', id)));
+  return new Map(items.flatMap((item) => (item ? [[String((item.rec as AnimeRecord).id), vectorOf(animeIndex, item.rec as AnimeRecord)] as const] : [])));
+}
+
+/** The published vectors with the deltas after the pointer applied: what a reader starting now sees. */
+async function readerView(): Promise<{ pointer: IndexPointer; vectors: Map<string, Vector> }> {
+  const pointer = (await readPointer('ANIME'))!;
+  const vectors = await loadVectors('ANIME', pointer);
+  for (const d of (await readDeltas('ANIME', pointer.seq)).deltas) {
+    if (d.vector) vectors.set(d.id, d.vector);
+    else vectors.delete(d.id);
+  }
+  return { pointer, vectors };
+}
+
+const query = (over: Partial<IndexQuery>): IndexQuery => ({ ordering: 'name', descending: false, limit: 5, cursor: null, terms: [], equals: {}, ...over });
+
+describe('index compaction', () => {
+  it('folds the deltas into a snapshot whose pages are those of the records; nothing to fold writes nothing', async () => {
+    const auth = (await server.user('contributor')).auth;
+    const ids = await createAnimes(auth, 12, 'Fold');
+    const done = await compactIndex(animeIndex);
+    expect(done).toMatchObject({ version: 1, records: 12, folded: 12 });
+    expect(done.snapshotBytes).toBeGreaterThan(0);
+    const pointer = (await readPointer('ANIME'))!;
+    expect(pointer).toMatchObject({ version: 1, seq: 12 });
+    const snapshot = unpackSnapshot(animeIndex, (await getIndexObject(indexObjectKey('ANIME', pointer.name, 'snapshot')))!);
+    const vectors = [...(await currentVectors(ids)).values()];
+    expect(new Map([...(await loadVectors('ANIME', pointer))])).toEqual(await currentVectors(ids));
+    for (const q of [query({}), query({ descending: true }), query({ equals: { media_type: 'movie' } }), query({ ordering: 'aired_from', terms: ['gamma'] })]) {
+      const page = evaluate(animeIndex, snapshot, q);
+      const expected = vectorPage(animeIndex, vectors, q);
+      expect([page.entries, page.count]).toEqual([expected.entries, expected.matched]);
+    }
+    expect((await compactIndex(animeIndex)).version).toBeNull();
+  });
+
+  it('compactions racing writes lose no write: each is in the published vectors or among the deltas after the pointer', async () => {
+    const auths = await Promise.all([0, 1, 2].map(async () => (await server.user('contributor')).auth));
+    let writing = true;
+    const compactions: (number | null)[] = [];
+    const compactor = (async () => {
+      while (writing) compactions.push((await compactIndex(animeIndex)).version);
+    })();
+    const ids = (await Promise.all(auths.map((auth, a) => createAnimes(auth, 8, `Race ${a}`)))).flat();
+    // Some change and some go while compactions run.
+    await Promise.all(
+      ids.slice(0, 6).map(async (id, i) => {
+        const res = i % 2 ? await send(server, 'DELETE', `/api/animes/${id}/`, { headers: auths[0]! }) : await send(server, 'PATCH', `/api/animes/${id}/`, { body: { name: uniqueName('Race renamed') }, headers: auths[0]! });
+        expect(res.status).toBeLessThan(300);
+      }),
+    );
+    writing = false;
+    await compactor;
+    expect(compactions.filter((v) => v !== null).length).toBeGreaterThan(0);
+    const expected = await currentVectors(ids);
+    const { vectors } = await readerView();
+    expect(new Map(ids.flatMap((id) => (vectors.has(id) ? [[id, vectors.get(id)!] as const] : [])))).toEqual(expected);
+    // Folding what is left gives the same view from the snapshot alone.
+    await compactIndex(animeIndex);
+    const folded = await readerView();
+    expect((await readDeltas('ANIME', folded.pointer.seq)).deltas).toEqual([]);
+    expect(new Map(ids.flatMap((id) => (folded.vectors.has(id) ? [[id, folded.vectors.get(id)!] as const] : [])))).toEqual(expected);
+  });
+
+  it('two compactions at once publish one version; the other deletes what it wrote', async () => {
+    const auth = (await server.user('contributor')).auth;
+    await createAnimes(auth, 3, 'Twice');
+    const before = (await readPointer('ANIME'))!;
+    const [a, b] = await Promise.all([compactIndex(animeIndex), compactIndex(animeIndex)]);
+    expect([a.version, b.version].filter((v) => v !== null)).toEqual([before.version + 1]);
+    const after = (await readPointer('ANIME'))!;
+    expect(after).toMatchObject({ version: before.version + 1, previous: { name: before.name, seq: before.seq } });
+    expect(await getIndexObject(indexObjectKey('ANIME', after.name, 'snapshot'))).not.toBeNull();
+  });
+
+  it('a snapshot’s objects and the deltas it folded go one snapshot later', async () => {
+    const auth = (await server.user('contributor')).auth;
+    const first = (await readPointer('ANIME'))!;
+    await createAnimes(auth, 2, 'Later');
+    await compactIndex(animeIndex);
+    const second = (await readPointer('ANIME'))!;
+    // The first snapshot (now the previous one) and its deltas are still there for a reader that read its pointer.
+    expect(await getIndexObject(indexObjectKey('ANIME', first.name, 'vectors'))).not.toBeNull();
+    expect((await readDeltas('ANIME', 0)).deltas.length).toBeGreaterThan(0);
+    await createAnimes(auth, 1, 'Later');
+    await compactIndex(animeIndex);
+    expect(await getIndexObject(indexObjectKey('ANIME', first.name, 'snapshot'))).toBeNull();
+    expect(await getIndexObject(indexObjectKey('ANIME', first.name, 'vectors'))).toBeNull();
+    expect(await getIndexObject(indexObjectKey('ANIME', second.name, 'snapshot'))).not.toBeNull();
+    const left = (await readDeltas('ANIME', 0)).deltas.map((d) => d.seq);
+    expect(Math.min(...left)).toBe(first.seq + 1);
+  });
+
+  it('the rankings’ numbers are published through a patch, without deltas', async () => {
+    const auth = (await server.user('contributor')).auth;
+    const [id] = await createAnimes(auth, 1, 'Ranked');
+    await compactIndex(animeIndex);
+    const head = (await readPointer('ANIME'))!.seq;
+    await compactIndex(animeIndex, { patch: new Map([[id!, { o: { members: 4242 } }]]) });
+    const pointer = (await readPointer('ANIME'))!;
+    expect(pointer.seq).toBe(head);
+    expect((await loadVectors('ANIME', pointer)).get(id!)!.o.members).toBe(4242);
+  });
+});

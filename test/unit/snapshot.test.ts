@@ -1,0 +1,209 @@
+/**
+ * The in-memory index's snapshot (shared/search/snapshot.ts, evaluate.ts) against two other
+ * evaluations of the same lists: the brute force of the contract's rules
+ * (test/support/reference-list.ts) and the planner's own in-memory evaluation of vectors
+ * (catalogue-index.ts vectorPage, with the cursors of pageOf). Random animes (as the planner's
+ * property test draws them) make a snapshot, which is packed and unpacked; random deltas then
+ * delete, change and add records; random queries over every filter, `q`, `min_score` and every
+ * ordering in both directions are walked to the end with `next` and back with `previous`, and
+ * every page must be the one the current records give, with the same cursors and `count`.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { animeIndex, HOME_ORDERING, type AnimeRecord } from '../../shared/db/animes.js';
+import { vectorOf, vectorPage, type IndexQuery } from '../../shared/db/catalogue-index.js';
+import { sortKey } from '../../shared/db/sort-keys.js';
+import type { Cursor } from '../../shared/db/sort-keys.js';
+import { evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
+import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
+import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
+import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
+import { referenceList } from '../support/reference-list.js';
+import { animeArb, FILTERS, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
+
+const ID_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
+const idArb = fc.string({ unit: fc.constantFrom(...ID_ALPHABET), minLength: 22, maxLength: 22 });
+
+/** Records of the snapshot, and what happens to them after it: kept, deleted, changed (to another body), and records added. */
+const worldArb = fc
+  .uniqueArray(idArb, { minLength: 4, maxLength: 40 })
+  .chain((ids) =>
+    fc.record({
+      ids: fc.constant(ids),
+      bodies: fc.array(animeArb, { minLength: ids.length, maxLength: ids.length }),
+      fates: fc.array(fc.constantFrom('kept', 'kept', 'kept', 'deleted', 'changed'), { minLength: ids.length, maxLength: ids.length }),
+      changes: fc.array(animeArb, { minLength: ids.length, maxLength: ids.length }),
+      added: fc.array(animeArb, { maxLength: 8 }),
+      addedIds: fc.uniqueArray(idArb, { minLength: 8, maxLength: 8 }),
+    }),
+  );
+
+type World = ReturnType<typeof worldArb.generate>['value'];
+
+/** The records at the snapshot, those now, and the deltas between them (in a random order of writes). */
+function history(w: World) {
+  const before = w.ids.map((id, i) => record(w.bodies[i]!, id));
+  placeAsARunWould(before);
+  const deltas: Delta[] = [];
+  const now: AnimeRecord[] = [];
+  const changed: AnimeRecord[] = [];
+  before.forEach((r, i) => {
+    if (w.fates[i] === 'kept') now.push(r);
+    else if (w.fates[i] === 'deleted') deltas.push({ id: r.id, vector: null });
+    else changed.push(record(w.changes[i]!, r.id));
+  });
+  const added = w.added.map((g: Generated, i) => record(g, w.addedIds[i]!)).filter((r) => !w.ids.includes(r.id));
+  for (const r of [...changed, ...added]) {
+    // An intermediate write of the same record, replaced by its last one.
+    deltas.push({ id: r.id, vector: vectorOf(animeIndex, { ...r, name: 'an earlier name' }) });
+    now.push(r);
+  }
+  for (const r of [...changed, ...added]) deltas.push({ id: r.id, vector: vectorOf(animeIndex, r) });
+  // The places the reference orders `rank` and `popularity` by (the index orders by the numbers behind them).
+  placeAsARunWould(now);
+  return { before, now, deltas };
+}
+
+function indexQuery(q: Query, ordering: string, descending: boolean): Omit<IndexQuery, 'cursor'> {
+  const equals = Object.fromEntries(FILTERS.flatMap((f) => (q[f] === undefined ? [] : [[f, q[f]!]])));
+  const terms = q.q === undefined ? [] : (queryTerms(q.q) as { terms: string[] }).terms;
+  return { ordering, descending, limit: q.limit, terms, equals, atLeast: q.min_score === undefined ? {} : { score: q.min_score } };
+}
+
+/** Walks a query to the end and back with evaluate, checking each page against vectorPage over the current vectors; returns both walks' ids. */
+function walk(snapshot: ReturnType<typeof buildSnapshot>, deltas: Delta[], now: AnimeRecord[], base: Omit<IndexQuery, 'cursor'>) {
+  const vectors = now.map((r) => vectorOf(animeIndex, r));
+  const prepared = prepareDeltas(snapshot, deltas);
+  const page = (cursor: Cursor | null) => {
+    const q = { ...base, cursor };
+    const want = vectorPage(animeIndex, vectors, q);
+    // Both ways of putting the matches in order: walking the ordering, and through its ranks (with the deltas prepared once for the walk).
+    const [got, ranked] = [evaluate(animeIndex, snapshot, q, deltas, 0), evaluate(animeIndex, snapshot, q, prepared, 1)];
+    for (const p of [got!, ranked!]) {
+      expect({ entries: p.entries, next: p.next, previous: p.previous, count: p.count }, JSON.stringify(q)).toEqual({ entries: want.entries, next: want.next, previous: want.previous, count: want.matched });
+    }
+    return got!;
+  };
+  const forward: string[] = [];
+  let cursor: Cursor | null = null;
+  let last: Cursor | null = null;
+  for (let n = 0; n < 200; n++) {
+    const p = page(cursor);
+    forward.push(...p.entries.map((e) => e.id));
+    if (p.next === null) {
+      last = p.entries.length > 0 ? { d: 'p', k: p.entries.at(-1)!.sk, i: true } : p.previous;
+      break;
+    }
+    cursor = p.next;
+  }
+  const backward: string[] = [];
+  cursor = last;
+  for (let n = 0; cursor && n < 200; n++) {
+    const p = page(cursor);
+    if (p.entries.length === 0) break;
+    backward.unshift(...p.entries.map((e) => e.id));
+    cursor = p.previous;
+  }
+  return { forward, backward };
+}
+
+describe('the in-memory index snapshot', () => {
+  it('walks every query to the end and back exactly as the brute force over the current records, through deltas of every kind', () => {
+    fc.assert(
+      fc.property(worldArb, fc.array(queryArb, { minLength: 8, maxLength: 8 }), (w, queries) => {
+        const { before, now, deltas } = history(w);
+        const snapshot = unpackSnapshot(animeIndex, packSnapshot(buildSnapshot(animeIndex, before.map((r) => vectorOf(animeIndex, r)))));
+        for (const q of queries) {
+          for (const [ordering, descending] of [
+            [q.ordering, q.descending],
+            [q.ordering, !q.descending],
+            ['name', false],
+          ] as const) {
+            const expected = referenceList(now, {
+              ...(q.q === undefined ? {} : { q: q.q }),
+              searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
+              where: where(q),
+              ordering: { value: (r) => (r as unknown as Record<string, string | number | null>)[ordering]!, text: ordering === 'name', descending },
+            }).map((r) => r.id);
+            const got = walk(snapshot, deltas, now, indexQuery(q, ordering, descending));
+            expect(got.forward, JSON.stringify({ q, ordering, descending })).toEqual(expected);
+            expect(got.backward, JSON.stringify({ q, ordering, descending, backward: true })).toEqual(expected);
+          }
+          // Home's derived ordering (ascending only): against the planner's evaluation alone.
+          walk(snapshot, deltas, now, indexQuery(q, HOME_ORDERING, false));
+          // Without deltas: the snapshot's own records.
+          walk(snapshot, [], before, indexQuery(q, q.ordering, q.descending));
+        }
+      }),
+      { numRuns: 200, seed: 19 },
+    );
+  });
+
+  it('orders each ordering as its partitions do: ascending by sort key, descending by sort key backwards', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(idArb, { minLength: 1, maxLength: 60 }), fc.array(animeArb, { minLength: 60, maxLength: 60 }), (ids, bodies) => {
+        const records = ids.map((id, i) => record(bodies[i]!, id));
+        placeAsARunWould(records);
+        const vectors = records.map((r) => vectorOf(animeIndex, r));
+        const snapshot = buildSnapshot(animeIndex, vectors);
+        for (const [name, col] of snapshot.orderings) {
+          for (const descending of name === HOME_ORDERING ? [false] : [false, true]) {
+            const o = name === HOME_ORDERING ? animeIndex.derived![name]! : animeIndex.orderings[name]!;
+            const dir = descending ? 'desc' : 'asc';
+            const keys = sortedByCodePoint(records.map((r) => sortKey(o.value(r), o.type, r.id, dir)), descending);
+            const idAt = (i: number) => snapshot.ids.slice(i * 22, i * 22 + 22);
+            const got = [...orderOf(col, descending)].map((i) => sortKey(o.value(records.find((r) => r.id === idAt(i))!), o.type, idAt(i), dir));
+            expect(got, `${name} ${dir}`).toEqual(keys);
+          }
+        }
+      }),
+      { numRuns: 100, seed: 19 },
+    );
+  });
+
+  it('matches a term exactly when text.ts matchesTerms does: the words are the runs and their rests from Han, kana and Hangul', () => {
+    const texts = ['Shingeki no Kyojin', '進撃の巨人', 'まどか☆マギカ', '한국어 단어', 'ショー 2', ''];
+    const sw = searchText(texts);
+    const words = searchWords(sw);
+    for (const t of ['shin', 'kyo', 'no', 'geki', '巨人', '撃の', 'の巨', 'マギカ', 'ギカ', '국어', '어', '2', 'ー', 'x']) {
+      expect(words.some((w) => w.startsWith(t)), t).toBe(matchesTerms(sw, [t]));
+    }
+  });
+
+  it('reads back any table of strings it front-codes, sorted or not, astral characters included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { maxLength: 40 }), fc.boolean(), (values, sort) => {
+        const table = sort ? [...values].sort() : values;
+        const w = new ByteWriter();
+        w.strings(table);
+        const r = new ByteReader(w.done());
+        expect(r.strings()).toEqual(table);
+        r.end();
+      }),
+      { numRuns: 300, seed: 19 },
+    );
+  });
+
+  it('refuses bytes of another version, of another index shape, and truncated bytes', () => {
+    const vectors = [record(fc.sample(animeArb, { numRuns: 1, seed: 1 })[0]!, 'A'.repeat(22))].map((r) => vectorOf(animeIndex, r));
+    const bytes = encodeSnapshot(buildSnapshot(animeIndex, vectors));
+    expect(decodeSnapshot(animeIndex, bytes).n).toBe(1);
+    const other = Uint8Array.from(bytes);
+    other[4] = SNAPSHOT_VERSION + 1;
+    expect(() => decodeSnapshot(animeIndex, other)).toThrow(/version/);
+    expect(() => decodeSnapshot({ ...animeIndex, kind: 'MANGA' }, bytes)).toThrow(/built for/);
+    expect(() => decodeSnapshot(animeIndex, bytes.subarray(0, bytes.length - 1))).toThrow(/truncated|add up/);
+  });
+});
+
+/** Keys sorted by code point (DynamoDB's order of string keys), descending when asked. */
+function sortedByCodePoint(keys: string[], descending: boolean): string[] {
+  const cp = (s: string) => [...s].map((c) => c.codePointAt(0)!);
+  const cmp = (a: string, b: string) => {
+    const x = cp(a);
+    const y = cp(b);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  };
+  return [...keys].sort((a, b) => (descending ? -cmp(a, b) : cmp(a, b)));
+}
