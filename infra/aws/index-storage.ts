@@ -16,9 +16,10 @@
  * bucket" S3), and INDEX_BUCKET in their environment. No other function has any permission on
  * the bucket.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Bucket, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { privateBucketProps } from './storage.js';
 import { Construct } from 'constructs';
 import { INDEX_PREFIX } from '../../shared/storage/index-objects.js';
 import { acknowledge, REASONS } from './nag.js';
@@ -33,14 +34,8 @@ export class IndexStorage extends Construct {
   constructor(scope: Construct, id: string, props: IndexStorageProps) {
     super(scope, id);
     this.bucket = new Bucket(this, 'Bucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      encryption: BucketEncryption.S3_MANAGED,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      versioned: false,
+      ...privateBucketProps(props.keepData),
       lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
-      removalPolicy: props.keepData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      autoDeleteObjects: !props.keepData,
     });
     acknowledge(this.bucket, 'AwsSolutions-S1', REASONS.indexBucketAccessLogs);
   }

@@ -19,7 +19,7 @@ import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AllowedMethods, CachePolicy, Distribution, HttpVersion, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { PICTURES_PREFIX } from '../../shared/storage/pictures.js';
 import { acknowledge, REASONS } from './nag.js';
@@ -29,21 +29,30 @@ export interface PictureStorageProps {
   stage: string;
 }
 
+/**
+ * A private bucket's properties (the pictures' and the index's): no public access, TLS only,
+ * S3-managed encryption, owner enforced, not versioned (keys are never reused); kept on stages
+ * that keep data, emptied and deleted with the stack otherwise.
+ */
+export function privateBucketProps(keepData: boolean): BucketProps {
+  return {
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    encryption: BucketEncryption.S3_MANAGED,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    versioned: false,
+    removalPolicy: keepData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    autoDeleteObjects: !keepData,
+  };
+}
+
 export class PictureStorage extends Construct {
   readonly bucket: Bucket;
   readonly distribution: Distribution;
 
   constructor(scope: Construct, id: string, props: PictureStorageProps) {
     super(scope, id);
-    this.bucket = new Bucket(this, 'Bucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      encryption: BucketEncryption.S3_MANAGED,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      versioned: false,
-      removalPolicy: props.keepData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      autoDeleteObjects: !props.keepData,
-    });
+    this.bucket = new Bucket(this, 'Bucket', privateBucketProps(props.keepData));
     acknowledge(this.bucket, 'AwsSolutions-S1', REASONS.pictureBucketAccessLogs);
 
     this.distribution = new Distribution(this, 'Distribution', {

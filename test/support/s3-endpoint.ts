@@ -18,6 +18,14 @@ export interface S3Request {
 
 export type S3Failure = { status: number; code: string } | 'drop';
 
+/** The failures that mean storage is unavailable (network, throttling, 5xx, a body that did not arrive in time), each by name. */
+export const UNAVAILABLE_FAILURES: readonly [string, S3Failure][] = [
+  ['the connection dropped', 'drop'],
+  ['SlowDown (503)', { status: 503, code: 'SlowDown' }],
+  ['InternalError (500)', { status: 500, code: 'InternalError' }],
+  ['RequestTimeout (400)', { status: 400, code: 'RequestTimeout' }],
+];
+
 export interface S3Endpoint {
   /** Every request received, in order. */
   readonly requests: S3Request[];

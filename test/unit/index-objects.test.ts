@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { isUnavailable } from '../../shared/db/errors.js';
 import { deleteIndexObjects, getIndexObject, IndexObjectExists, indexObjectKey, indexVersionName, putIndexObject } from '../../shared/storage/index-objects.js';
-import { useS3Endpoint, type S3Failure } from '../support/s3-endpoint.js';
+import { UNAVAILABLE_FAILURES, useS3Endpoint } from '../support/s3-endpoint.js';
 
 const s3 = useS3Endpoint();
 beforeEach(() => s3.reset());
@@ -109,13 +109,7 @@ describe('failures', () => {
     expect(isUnavailable(err)).toBe(true);
   };
 
-  const unavailable: [string, S3Failure][] = [
-    ['the connection dropped', 'drop'],
-    ['SlowDown (503)', { status: 503, code: 'SlowDown' }],
-    ['InternalError (500)', { status: 500, code: 'InternalError' }],
-    ['RequestTimeout (400)', { status: 400, code: 'RequestTimeout' }],
-  ];
-  it.each(unavailable)('%s on every attempt → an error isUnavailable recognises', async (_title, failure) => {
+  it.each(UNAVAILABLE_FAILURES)('%s on every attempt → an error isUnavailable recognises', async (_title, failure) => {
     for (const call of calls) {
       s3.fail(failure, 3);
       await expectUnavailable(call);

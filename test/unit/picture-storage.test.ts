@@ -10,7 +10,7 @@ import { judgeImage } from '../../shared/domain/images.js';
 import { HttpError } from '../../shared/problem.js';
 import { deleteStoredFile, storePicture } from '../../shared/storage/pictures.js';
 import { fixture } from '../support/images.js';
-import { useS3Endpoint, type S3Failure } from '../support/s3-endpoint.js';
+import { UNAVAILABLE_FAILURES, useS3Endpoint } from '../support/s3-endpoint.js';
 
 const s3 = useS3Endpoint();
 beforeEach(() => s3.reset());
@@ -54,13 +54,7 @@ describe('failures', () => {
     expect(err).toMatchObject({ type: 'service-unavailable', extras: { retry_after: 2 } });
   };
 
-  const unavailable: [string, S3Failure][] = [
-    ['the connection dropped', 'drop'],
-    ['SlowDown (503)', { status: 503, code: 'SlowDown' }],
-    ['InternalError (500)', { status: 500, code: 'InternalError' }],
-    ['RequestTimeout (400)', { status: 400, code: 'RequestTimeout' }],
-  ];
-  it.each(unavailable)('%s on every attempt → 503 service-unavailable with retry_after', async (_title, failure) => {
+  it.each(UNAVAILABLE_FAILURES)('%s on every attempt → 503 service-unavailable with retry_after', async (_title, failure) => {
     for (const call of calls) {
       s3.fail(failure, 3);
       await expectUnavailable(call);
