@@ -24,6 +24,7 @@ import { deleteDeltas, indexKeys, movePointer, PointerMoved, readDeltas, readPoi
 import { grant } from '../db/key-patterns.js';
 import { INDEXED_KINDS } from './index-kinds.js';
 import type { BaseRecord } from '../db/records.js';
+import { canonicalJson } from '../json.js';
 import { buildSnapshot, packSnapshot } from '../search/snapshot.js';
 import { deleteIndexObjects, getIndexObject, indexObjectKey, indexVersionName, putIndexObject } from '../storage/index-objects.js';
 
@@ -77,6 +78,32 @@ export async function loadVectors(kind: string, pointer: IndexPointer | null): P
   return new Map(decodeVectors(gz).vectors.map((v) => [v.id, v]));
 }
 
+/** Whether the pointer's vectors with the deltas after it are exactly `vectors` (false when its objects are gone). */
+async function sameAsCurrent(kind: string, pointer: IndexPointer, vectors: ReadonlyMap<string, Vector>): Promise<boolean> {
+  let current: Map<string, Vector>;
+  try {
+    current = await loadVectors(kind, pointer);
+  } catch (err) {
+    if (err instanceof MissingVectors) return false;
+    throw err;
+  }
+  for (const d of (await readDeltas(kind, pointer.seq)).deltas) {
+    if (d.vector) current.set(d.id, d.vector);
+    else current.delete(d.id);
+  }
+  if (current.size !== vectors.size) return false;
+  for (const [id, v] of vectors) if (canonicalJson(current.get(id)) !== canonicalJson(v)) return false;
+  return true;
+}
+
+/** A rebuild found deltas after its head deleted by a compaction meanwhile: scan the records again. */
+export class RebuildRaced extends Error {
+  constructor(kind: string) {
+    super(`${kind}: a compaction deleted deltas a rebuild needed; rebuild again`);
+    this.name = 'RebuildRaced';
+  }
+}
+
 /**
  * Folds the kind's deltas into its next snapshot (see above). Without deltas and `patch`,
  * nothing is written unless `always` (a kind's first, empty snapshot).
@@ -88,16 +115,24 @@ export async function compactIndex<R extends BaseRecord>(
     always?: boolean;
     /** The kind's records' vectors where it has no snapshot yet (a store's migration, a bulk load); deltas since are applied over them. Ignored once it has one, unless `rebuild`. */
     base?: readonly Vector[];
-    /** Start from `base` even when the kind has a snapshot (its objects are gone): the deltas after its pointer are applied over it. */
-    rebuild?: boolean;
+    /**
+     * Start from `base` even when the kind has a snapshot (a migration, objects that are gone),
+     * with the deltas after `rebuild.after` applied over it: the kind's head when the records
+     * were about to be read, so every write the read may have missed is applied, in order (one
+     * it saw too is applied again, to the same state or a later one). RebuildRaced when a
+     * compaction deleted some of them meanwhile.
+     */
+    rebuild?: { after: number };
   } = {},
 ): Promise<Compaction> {
   const started = Date.now();
   const kind = def.kind;
   const pointer = await readPointer(kind);
-  const { deltas } = await readDeltas(kind, pointer?.seq ?? 0);
+  const fromBase = opts.base !== undefined && (!pointer || opts.rebuild !== undefined);
+  const after = fromBase && opts.rebuild ? opts.rebuild.after : (pointer?.seq ?? 0);
+  const { deltas } = await readDeltas(kind, after);
+  if (fromBase && opts.rebuild && (deltas[0]?.seq ?? pointer?.seq ?? 0) > after + 1 && (pointer?.seq ?? 0) > after) throw new RebuildRaced(kind);
   const nothing: Compaction = { kind, version: null, records: 0, folded: 0, snapshotBytes: 0, vectorsBytes: 0, ms: 0 };
-  const fromBase = opts.base !== undefined && (!pointer || opts.rebuild === true);
   const first = !pointer && (opts.always || opts.base !== undefined);
   if (deltas.length === 0 && !opts.patch && !first && !fromBase) return { ...nothing, ms: Date.now() - started };
   const vectors = fromBase || !pointer ? new Map((opts.base ?? []).map((v) => [v.id, v])) : await loadVectors(kind, pointer);
@@ -109,6 +144,8 @@ export async function compactIndex<R extends BaseRecord>(
     const v = vectors.get(id);
     if (v) vectors.set(id, { ...v, o: { ...v.o, ...p.o }, x: { ...v.x, ...p.x } });
   }
+  // A rebuild that gives what the current snapshot and its deltas hold writes nothing (a second run of a migration).
+  if (fromBase && pointer && !opts.patch && (await sameAsCurrent(kind, pointer, vectors))) return { ...nothing, ms: Date.now() - started };
   const seq = deltas.at(-1)?.seq ?? pointer?.seq ?? 0;
   const all = [...vectors.values()];
   const snapshot = packSnapshot(buildSnapshot(def, all));

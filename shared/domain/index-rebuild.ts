@@ -10,10 +10,10 @@
 import { getItems, type Item } from '../db/batch.js';
 import { counterKeyOfKind } from '../db/records.js';
 import { vectorOf, type Vector } from '../db/catalogue-index.js';
-import { readPointer } from '../db/index-deltas.js';
+import { readHead, readPointer } from '../db/index-deltas.js';
 import { scanTable } from '../db/migrations.js';
 import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
-import { compactIndex, type Compaction } from './index-compaction.js';
+import { compactIndex, RebuildRaced, type Compaction } from './index-compaction.js';
 import { INDEXED, INDEXED_KINDS } from './index-kinds.js';
 
 const RECORD = new RegExp(`^(${INDEXED_KINDS.join('|')})#[A-Za-z0-9_-]+$`);
@@ -57,11 +57,18 @@ export async function recordVectors(segments: number, onPage?: (scanned: number)
   return vectors;
 }
 
-/** New snapshots of `kinds` from their records (see above). */
+/** New snapshots of `kinds` from their records (see above); scanned again when a compaction raced it. */
 export async function rebuildIndexes(kinds: readonly string[], segments = 4): Promise<Compaction[]> {
   if (kinds.length === 0) return [];
-  const vectors = await recordVectors(segments);
-  const out: Compaction[] = [];
-  for (const kind of kinds) out.push(await compactIndex(INDEXED[kind]!, { base: vectors.get(kind)!, rebuild: true }));
-  return out;
+  for (let attempt = 1; ; attempt++) {
+    const heads = await Promise.all(kinds.map((k) => readHead(k)));
+    const vectors = await recordVectors(segments);
+    try {
+      const out: Compaction[] = [];
+      for (const [i, kind] of kinds.entries()) out.push(await compactIndex(INDEXED[kind]!, { base: vectors.get(kind)!, rebuild: { after: heads[i]! } }));
+      return out;
+    } catch (err) {
+      if (!(err instanceof RebuildRaced) || attempt >= 3) throw err;
+    }
+  }
 }

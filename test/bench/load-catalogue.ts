@@ -40,6 +40,7 @@ import type { Caller } from '../../shared/auth/roles.js';
 import { BulkWriter, type Item } from '../../shared/db/batch.js';
 import { vectorOf, type Vector } from '../../shared/db/catalogue-index.js';
 import { compactIndex } from '../../shared/domain/index-compaction.js';
+import { readHead } from '../../shared/db/index-deltas.js';
 import { counterKeyOf, createPlan, recordKeyOfKind, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { titleWrite } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
@@ -354,7 +355,7 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   for (const item of countItems(voiceGroupsByPerson)) await writer.put(item);
   await writer.drain();
   // Each kind's index: a snapshot of the records loaded (a kind written before, `skip`, keeps its own).
-  for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all, rebuild: true });
+  for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all, rebuild: { after: await readHead(resource.title.entity.kind) } });
   const seconds = (Date.now() - started) / 1000;
   return {
     kinds: reports,

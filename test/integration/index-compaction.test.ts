@@ -4,15 +4,22 @@
  * queries as the records do; compactions racing writes lose no write (each one is in the
  * published vectors or among the deltas after the pointer); of two compactions at once one
  * publishes and the other leaves nothing behind; a snapshot's objects and the deltas it folded
- * are deleted one snapshot later; the rankings' numbers are published through a patch.
+ * are deleted one snapshot later; a rebuild from the records (a migration, `npm start`) applies
+ * every write after the head it read first, writes nothing when the index holds it already and
+ * fails when compactions deleted what it needed; the rankings' numbers are published through a patch.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { animeIndex, type AnimeRecord } from '../../shared/db/animes.js';
+import { animeIndex, animeTitle, type AnimeRecord } from '../../shared/db/animes.js';
+import { commitStaged } from '../../shared/db/staged.js';
+import { titleWrite } from '../../shared/db/titles.js';
+import { newId } from '../../shared/ids.js';
+import { animeArb, record } from '../support/random-animes.js';
 import { getItems } from '../../shared/db/batch.js';
 import { vectorOf, vectorPage, type IndexQuery, type Vector } from '../../shared/db/catalogue-index.js';
-import { readDeltas, readPointer, type IndexPointer } from '../../shared/db/index-deltas.js';
+import { readDeltas, readHead, readPointer, type IndexPointer } from '../../shared/db/index-deltas.js';
 import { recordKeyOfKind } from '../../shared/db/records.js';
-import { compactIndex, loadVectors } from '../../shared/domain/index-compaction.js';
+import { compactIndex, loadVectors, RebuildRaced } from '../../shared/domain/index-compaction.js';
 import { evaluate } from '../../shared/search/evaluate.js';
 import { unpackSnapshot } from '../../shared/search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../../shared/storage/index-objects.js';
@@ -126,6 +133,40 @@ describe('index compaction', () => {
     expect(await getIndexObject(indexObjectKey('ANIME', second.name, 'snapshot'))).not.toBeNull();
     const left = (await readDeltas('ANIME', 0)).deltas.map((d) => d.seq);
     expect(Math.min(...left)).toBe(first.seq + 1);
+  });
+
+  it('a rebuild from the records applies every write after the head it read first; it writes nothing when that is what the index holds; two compactions deleting its deltas make it fail (scan again)', async () => {
+    const auth = (await server.user('contributor')).auth;
+    const ids = await createAnimes(auth, 3, 'Rebuilt');
+    await compactIndex(animeIndex);
+    // A record the index lacks (written without its delta, as before the deployment of the index).
+    const hidden = record(fc.sample(animeArb, { numRuns: 1, seed: 7 })[0]!, newId());
+    hidden.name = uniqueName('Hidden');
+    const plan = titleWrite(animeTitle, null, { after: hidden, relations: {}, links: [] });
+    await commitStaged(plan.main, plan.rest, plan.pk, plan.rev, plan.write);
+    expect((await readerView()).vectors.has(hidden.id)).toBe(false);
+    const head = await readHead('ANIME');
+    // The records as a Scan reads them, one of them before its rename below.
+    const all = await currentVectors([...ids, hidden.id, ...(await readerView()).vectors.keys()]);
+    const base = [...all.values()];
+    expectJson(await send(server, 'PATCH', `/api/animes/${ids[0]}/`, { body: { name: uniqueName('Rebuilt renamed') }, headers: auth }), 200);
+    const rebuilt = await compactIndex(animeIndex, { base, rebuild: { after: head } });
+    expect(rebuilt.version).not.toBeNull();
+    const { vectors } = await readerView();
+    expect(vectors.get(hidden.id)).toEqual(vectorOf(animeIndex, hidden));
+    expect(vectors.get(ids[0]!)).toEqual((await currentVectors([ids[0]!])).get(ids[0]!));
+    // Again from the records as they are now: the index holds them already, nothing is written.
+    const now = await currentVectors([...vectors.keys()]);
+    expect((await compactIndex(animeIndex, { base: [...now.values()], rebuild: { after: await readHead('ANIME') } })).version).toBeNull();
+    // Two compactions after the head: the second deletes the first's deltas.
+    const before = await readHead('ANIME');
+    await createAnimes(auth, 1, 'Raced');
+    await compactIndex(animeIndex);
+    await createAnimes(auth, 1, 'Raced');
+    await compactIndex(animeIndex);
+    await createAnimes(auth, 1, 'Raced');
+    await compactIndex(animeIndex);
+    await expect(compactIndex(animeIndex, { base, rebuild: { after: before } })).rejects.toBeInstanceOf(RebuildRaced);
   });
 
   it('the rankings’ numbers are published through a patch, without deltas', async () => {
