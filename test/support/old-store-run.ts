@@ -14,6 +14,7 @@ import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { toVersion1 } from './previous-store.js';
+import { forgetIndexes } from '../../shared/domain/index-reader.js';
 import { scanAll } from './tables.js';
 
 const [dataDir] = process.argv.slice(2) as [string];
@@ -44,6 +45,8 @@ const paths = [`/api/persons/${person}/voices/?limit=5`, `/api/animes/${reviewed
 const read = async () => Promise.all(paths.map(async (p) => (await fetch(`${runtime.gateway.url}${p}`)).json()));
 const now = await read();
 await toVersion1();
+// The functions run in this process: as new ones would, they read the index of the old store afresh.
+forgetIndexes();
 const old = await read();
 await runtime.stop();
 process.stdout.write(`${JSON.stringify({ views: paths.map((path, i) => ({ path, now: now[i], old: old[i] })) })}\n`);
