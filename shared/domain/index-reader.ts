@@ -16,6 +16,7 @@
  */
 import type { IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
 import { loadVectors, MissingVectors } from './index-compaction.js';
+import { tableName } from '../db/client.js';
 import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
 import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
@@ -36,7 +37,9 @@ interface Held {
   prepared: DeltaSet | null;
 }
 
+/** Copies by table and kind (a function has one table; tests and the bench switch TABLE_NAME in one process). */
 const held = new Map<string, Held>();
+const heldKey = (kind: string) => `${tableName()}\u0000${kind}`;
 
 /** The snapshot a pointer names (an empty one before the first). Null when its object is gone: a newer pointer exists. */
 async function snapshotOf<R extends BaseRecord>(def: IndexDef<R>, pointer: IndexPointer | null): Promise<Snapshot | null> {
@@ -63,16 +66,17 @@ async function load<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
 
 /** The kind's index as of now: the held copy brought up to date (see above). */
 async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
-  const h = held.get(def.kind);
+  const key = heldKey(def.kind);
+  const h = held.get(key);
   if (!h) {
     const fresh = await load(def);
-    held.set(def.kind, fresh);
+    held.set(key, fresh);
     return fresh;
   }
   const { deltas, pointer } = await readDeltas(def.kind, h.after);
   // Another request of this function may have refreshed the copy meanwhile (requests run at once
   // locally): only numbers after what it holds now are new, so the deltas stay in order, each once.
-  const now = held.get(def.kind)!;
+  const now = held.get(key)!;
   const fresh = deltas.filter((d) => d.seq > now.after);
   if ((pointer?.version ?? 0) !== (now.pointer?.version ?? 0)) {
     if ((pointer?.version ?? 0) < (now.pointer?.version ?? 0)) return now;
@@ -80,7 +84,7 @@ async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
     const next: Held = snapshot
       ? { pointer, snapshot, deltas: [...now.deltas, ...fresh].filter((d) => d.seq > pointer!.seq), after: Math.max(fresh.at(-1)?.seq ?? now.after, pointer!.seq), prepared: null }
       : await load(def);
-    held.set(def.kind, next);
+    held.set(key, next);
     return next;
   }
   if (fresh.length > 0) {

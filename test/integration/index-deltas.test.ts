@@ -16,6 +16,9 @@ import { animes } from '../../shared/domain/animes.js';
 import { refreshTitle } from '../../shared/domain/title-writes.js';
 import { expectJson, send, uniqueName } from '../support/contract.js';
 import { useServer } from '../support/server.js';
+import { ensureTable } from '../../infra/local/engines.js';
+import { indexPage } from '../../shared/domain/index-reader.js';
+import { newId } from '../../shared/ids.js';
 
 const server = useServer({ background: false });
 type Obj = Record<string, any>;
@@ -84,6 +87,23 @@ describe('index deltas', () => {
     expect(consecutive(start + 1, seen)).toBe(true);
     expect(seen.map((d) => d.id).sort()).toEqual(ids);
     expect(await readHead('MANGA')).toBe(start + ids.length);
+  });
+
+  it('a process that switches tables (tests, the bench) keeps one copy of the index per table', async () => {
+    const [auth] = await contributors(1);
+    const created = expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Per table') }, headers: auth }), 201);
+    const listed = async () => (await indexPage(animeIndex, { ordering: 'name', descending: false, limit: 1_000, cursor: null, terms: [], equals: {} })).entries.map((e) => e.id);
+    expect(await listed()).toContain(created.id);
+    const own = process.env.TABLE_NAME!;
+    const other = `other-${newId().toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+    await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, other);
+    process.env.TABLE_NAME = other;
+    try {
+      expect(await listed()).toEqual([]);
+    } finally {
+      process.env.TABLE_NAME = own;
+    }
+    expect(await listed()).toContain(created.id);
   });
 
   it('the head survives the deletion of every delta (the pointer keeps it); the pointer moves only from the version read', async () => {
