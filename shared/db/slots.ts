@@ -9,8 +9,10 @@
  * A creation takes slot n+1; a deletion moves the record of the last slot into the hole. Both
  * are in the write's main transaction, which sets the counter instead of adding to it, on the
  * condition that it still holds the n read before: creations and deletions of a kind take turns
- * (a conflict fails as SlotsMoved and the write is retried from its read), and slots 1..n name
- * exactly the kind's records after every write. A pick draws a number in 1..n and reads its slot:
+ * (a conflict fails as SlotsMoved and the write commits again with the slots read anew), and
+ * slots 1..n name exactly the kind's records after every write. A deletion also checks that the
+ * slot it frees still names its record: another deletion may have moved the record since it was
+ * read, and a creation then brought the counter back to the n read (decision Z7). A pick draws a number in 1..n and reads its slot:
  * three calls whatever the catalogue's size, every record equally likely.
  */
 import { randomInt } from 'node:crypto';
@@ -18,11 +20,13 @@ import { queryAll, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { counterKeyOfKind, del, put, recordKeyOfKind, type Meaning, type WritePlan } from './records.js';
 
-/** What a creation or deletion of a slotted kind read: the counter, and the last slot's record. */
+/** What a creation or deletion of a slotted kind read: the counter, the last slot's record and the deleted record's slot. */
 export interface SlotState {
   n: number;
   /** The id in slot n (deletions). */
   lastId?: string;
+  /** The deleted record's slot as read now (deletions; absent: a record stored before the slots). */
+  slot?: number;
 }
 
 const slotPk = (kind: string) => `${kind}#SLOT`;
@@ -38,20 +42,28 @@ export async function slottedIds(kind: string): Promise<string[]> {
   return (await queryAll(slotPk(kind))).map((i) => String(i.id));
 }
 
-async function get(key: ItemKey, consistent: boolean): Promise<Item | undefined> {
-  return (await send((c) => new c.GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }))).Item;
+async function get(key: ItemKey, consistent: boolean, only?: string): Promise<Item | undefined> {
+  const projection = only === undefined ? {} : { ProjectionExpression: '#a', ExpressionAttributeNames: { '#a': only } };
+  return (await send((c) => new c.GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent, ...projection }))).Item;
 }
 
 /**
- * The state a creation (and, with the last slot, a deletion) of the kind is planned from. The
- * last slot emptied by a deletion between the two reads: SlotsMoved (planned again).
+ * The state a creation (`deleting` absent) or the deletion of record `deleting` is planned from:
+ * the counter, and for a deletion the last slot's record and the record's own slot, read anew at
+ * every turn (a turn taken by another deletion may have moved it). Reads that disagree (the last
+ * slot emptied meanwhile): SlotsMoved, planned again.
  */
-export async function readSlots(kind: string, withLast: boolean): Promise<SlotState> {
-  const n = Number((await get(counterKeyOfKind(kind), true))?.n ?? 0);
-  if (!withLast || n === 0) return { n };
-  const lastId = (await get(slotKey(kind, n), true))?.id;
-  if (typeof lastId !== 'string') throw new SlotsMoved(kind);
-  return { n, lastId };
+export async function readSlots(kind: string, deleting?: string): Promise<SlotState> {
+  const counted = get(counterKeyOfKind(kind), true).then((i) => Number(i?.n ?? 0));
+  if (deleting === undefined) return { n: await counted };
+  const [[n, lastId], own] = await Promise.all([
+    counted.then(async (n) => [n, n === 0 ? undefined : (await get(slotKey(kind, n), true))?.id] as const),
+    get(recordKeyOfKind(kind, deleting), true, 'slot'),
+  ]);
+  const slot = own?.slot === undefined ? undefined : Number(own.slot);
+  if (slot === undefined) return { n };
+  if (typeof lastId !== 'string' || slot > n || (lastId === deleting) !== (slot === n)) throw new SlotsMoved(kind);
+  return { n, lastId, slot };
 }
 
 /** Another creation or deletion of the kind moved the slots since they were read: plan again. */
@@ -86,14 +98,18 @@ export function slotCreatePlan(kind: string, id: string, state: SlotState): Writ
   };
 }
 
+/** The condition that a slot still names `id`. */
+const naming = (id: string) => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });
+
 /**
- * A deletion's part: the record in slot `slot` goes; the last slot's record moves into its place
- * (its record item's `slot` follows, on the condition that it is still the last) and the
- * counter goes down.
+ * The deletion of record `id`'s part: its slot (`state.slot`, on the condition that it still
+ * names the record) takes the last slot's record (whose record item's `slot` follows, on the
+ * condition that it is still the last) and the counter goes down.
  */
-export function slotDeletePlan(kind: string, slot: number, state: SlotState): WritePlan {
-  const last = state.n;
-  if (slot === last) return { items: [del(slotKey(kind, last)), counterMove(kind, last, last - 1)], meanings: [null, stale(kind)] };
+export function slotDeletePlan(kind: string, id: string, state: SlotState): WritePlan {
+  const { slot, n: last } = state;
+  if (slot === undefined) throw new Error(`${kind}: the slot of ${id} was not read`);
+  if (slot === last) return { items: [del(slotKey(kind, last), naming(id)), counterMove(kind, last, last - 1)], meanings: [stale(kind), stale(kind)] };
   if (!state.lastId) throw new Error(`${kind}: no record in the last slot ${last}`);
   const moved = {
     Update: {
@@ -106,8 +122,8 @@ export function slotDeletePlan(kind: string, slot: number, state: SlotState): Wr
     },
   };
   return {
-    items: [put({ ...slotKey(kind, slot), id: state.lastId }), del(slotKey(kind, last)), moved, counterMove(kind, last, last - 1)],
-    meanings: [null, null, stale(kind), stale(kind)],
+    items: [put({ ...slotKey(kind, slot), id: state.lastId }, naming(id)), del(slotKey(kind, last)), moved, counterMove(kind, last, last - 1)],
+    meanings: [stale(kind), null, stale(kind), stale(kind)],
   };
 }
 

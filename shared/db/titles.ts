@@ -269,7 +269,7 @@ export function titleWrite<R extends BaseRecord>(
       : deletePlan(entity, before, !slotted);
   const mainEntries: WritePlan[] = [recordPlan];
   if (slotted && !before) mainEntries.push(slotCreatePlan(entity.kind, id, slots));
-  if (slotted && !after && before!.slot !== undefined) mainEntries.push(slotDeletePlan(entity.kind, before!.slot, slots));
+  if (slotted && !after && slots.slot !== undefined) mainEntries.push(slotDeletePlan(entity.kind, id, slots));
   const restItems: object[] = [];
   for (const relation of def.relations) {
     const now = after ? chunk(change.relations[relation] ?? []) : [];

@@ -83,7 +83,7 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
         try {
           // Creations and deletions of a kind with random picks also move its slots (slots.ts).
           const [slots, deltaHead] = await Promise.all([
-            resource.title.random && (!change.before || !change.after) ? readSlots(kind, !change.after) : undefined,
+            resource.title.random && (!change.before || !change.after) ? readSlots(kind, change.after ? undefined : change.before!.record.id) : undefined,
             indexed ? readHead(kind) : undefined,
           ]);
           const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}), ...(deltaHead === undefined ? {} : { deltaHead }) });

@@ -10,6 +10,9 @@ import { getItems } from '../../shared/db/batch.js';
 import { tableName } from '../../shared/db/client.js';
 import { db } from '../../shared/db/sdk.js';
 import { counterKeyOfKind, recordKeyOfKind } from '../../shared/db/records.js';
+import { loadTitle } from '../../shared/db/titles.js';
+import { persons } from '../../shared/domain/persons.js';
+import { writeTitle } from '../../shared/domain/title-writes.js';
 import { expectJson, expectProblem, send, uniqueName } from '../support/contract.js';
 import { useServer } from '../support/server.js';
 
@@ -91,5 +94,26 @@ describe('GET /api/random/{kind}/', () => {
     const drawn = expectJson(await send(server, 'GET', '/api/random/character/'), 200);
     expect(Object.keys(drawn)).toEqual(Object.keys(expectJson(await send(server, 'GET', `/api/characters/${drawn.id}/`), 200)));
     expect(doomed.map((c) => c.id)).not.toContain(drawn.id);
+  });
+
+  it('a deletion frees the slot its record holds at commit: moved by another deletion since it was read, the counter back at the n read (decision Z7)', { timeout: 120_000 }, async () => {
+    // Slots …, k: moved, k+1 = n: doomed. The deletion of doomed reads it in slot n; then moved's
+    // deletion moves doomed into slot k and a creation takes slot n again: the counter is back at
+    // the n the deletion read, and only the slot's own condition tells that doomed left slot n.
+    const [moved, doomed] = [await create('persons'), await create('persons')];
+    let newcomer: { id: string } | undefined;
+    await writeTitle(persons, async () => {
+      const before = (await loadTitle(persons.title, doomed.id))!;
+      if (!newcomer) {
+        await remove('persons', moved.id);
+        newcomer = await create('persons');
+      }
+      return { before, after: null, relations: {} };
+    });
+    const { slots } = await slotsOf('PERSON');
+    expect(slots.map((s) => s.id)).toContain(newcomer!.id);
+    expect(slots.map((s) => s.id)).not.toContain(doomed.id);
+    expect(slots.map((s) => s.id)).not.toContain(moved.id);
+    await expectDense('PERSON', slots.map((s) => s.id));
   });
 });
