@@ -11,6 +11,10 @@
  * - `--concurrency N`: titles worked on at once (default 8); `--segments N`: parallel segments of
  *   the table's Scans (default 4).
  * Stopped (Ctrl-C, a lost connection), it keeps its checkpoint: run it again to go on.
+ *
+ * Then, as `npm start` does, it rebuilds from the records the index of each title kind that has
+ * records but no snapshot, or whose snapshot's objects are gone (a bucket emptied by hand: the
+ * lists answer 503 until then; docs/decisions.md O14): one Scan of the table.
  */
 import { hostname } from 'node:os';
 import { commandLine, commandTarget } from './admin-command.js';
@@ -28,6 +32,7 @@ const where = await commandTarget(TOOL, args.string('stage'));
 // Loaded once the environment names the table: the modules read it when they first write.
 const { migrateStore } = await import('../shared/domain/migrations.js');
 const { MigrationRunning } = await import('../shared/db/migrations.js');
+const { indexesToRebuild, rebuildIndexes } = await import('../shared/domain/index-rebuild.js');
 let bar: ReturnType<typeof progressBar> | null = null;
 let phase = '';
 try {
@@ -50,7 +55,10 @@ try {
   });
   (bar as ReturnType<typeof progressBar> | null)?.end();
   if (report.steps.length === 0) process.stderr.write(report.from === null ? `${where}: an empty store, now at schema version ${report.to}\n` : `${where} is at schema version ${report.to}: nothing to do\n`);
-  process.stdout.write(`${JSON.stringify(report)}\n`);
+  const missing = await indexesToRebuild();
+  if (missing.length > 0) process.stderr.write(`rebuilding the index of ${missing.map((k) => k.toLowerCase()).join(', ')} from the records…\n`);
+  const rebuilt = (await rebuildIndexes(missing, segments)).filter((c) => c.version !== null).map((c) => ({ kind: c.kind, version: c.version, records: c.records }));
+  process.stdout.write(`${JSON.stringify({ ...report, indexes_rebuilt: rebuilt })}\n`);
 } catch (err) {
   (bar as ReturnType<typeof progressBar> | null)?.end();
   if (err instanceof MigrationRunning) fail(TOOL, err.message);

@@ -53,8 +53,20 @@ const UNAVAILABLE = new Set([
 ]);
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** True for errors that mean "a dependency is unavailable right now": throttling, 5xx, network. */
+/**
+ * What the service needs is not there right now, though no call failed (e.g. a title index's
+ * snapshot whose objects are gone until it is rebuilt): 503 with Retry-After, as an outage.
+ */
+export class Unavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Unavailable';
+  }
+}
+
+/** True for errors that mean "a dependency is unavailable right now": throttling, 5xx, network, Unavailable. */
 export function isUnavailable(err: unknown): boolean {
+  if (err instanceof Unavailable) return true;
   const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
   if (!e || typeof e !== 'object') return false;
   if (e.name && UNAVAILABLE.has(e.name)) return true;

@@ -65,7 +65,7 @@ const decodeVectors = (gz: Uint8Array): VectorsFile => JSON.parse(gunzipSync(gz)
 /** The vectors object a pointer names is gone: a newer pointer exists (its compaction's successor deleted it). */
 export class MissingVectors extends Error {
   constructor(kind: string, pointer: IndexPointer) {
-    super(`${kind}: the vectors of index version ${pointer.version} (${pointer.name}) are missing`);
+    super(`${kind}: the vectors of index version ${pointer.version} (${pointer.name}) are missing (gone for good: \`npm run migrate\` rebuilds the index from the records)`);
     this.name = 'MissingVectors';
   }
 }

@@ -17,6 +17,7 @@
 import type { IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
 import { loadVectors, MissingVectors } from './index-compaction.js';
 import { tableName } from '../db/client.js';
+import { Unavailable } from '../db/errors.js';
 import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
 import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
@@ -56,7 +57,8 @@ async function load<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
     if (!snapshot) {
       // Deleted by the compaction after the one that wrote it, between the two reads: read the pointer again.
       if (attempt < 3) continue;
-      throw new Error(`${def.kind}: the index snapshot ${pointer!.name} is missing`);
+      // Gone for good (a bucket emptied by hand): the lists answer 503 until it is rebuilt (decision O14).
+      throw new Unavailable(`${def.kind}: the index snapshot ${pointer!.name} is missing; \`npm run migrate\` rebuilds it from the records`);
     }
     const after = pointer?.seq ?? 0;
     const { deltas } = await readDeltas(def.kind, after);

@@ -20,6 +20,9 @@ import { vectorOf, vectorPage, type IndexQuery, type Vector } from '../../shared
 import { readDeltas, readHead, readPointer, type IndexPointer } from '../../shared/db/index-deltas.js';
 import { recordKeyOfKind } from '../../shared/db/records.js';
 import { compactIndex, loadVectors, RebuildRaced } from '../../shared/domain/index-compaction.js';
+import { forgetIndexes, indexPage } from '../../shared/domain/index-reader.js';
+import { indexesToRebuild, rebuildIndexes } from '../../shared/domain/index-rebuild.js';
+import { deleteIndexObjects } from '../../shared/storage/index-objects.js';
 import { evaluate } from '../../shared/search/evaluate.js';
 import { unpackSnapshot } from '../../shared/search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../../shared/storage/index-objects.js';
@@ -178,5 +181,50 @@ describe('index compaction', () => {
     const pointer = (await readPointer('ANIME'))!;
     expect(pointer.seq).toBe(head);
     expect((await loadVectors('ANIME', pointer)).get(id!)!.o.members).toBe(4242);
+  });
+
+  it('a function holding an older snapshot than the newest — two compactions on, its objects and folded deltas gone — answers as the records do', async () => {
+    const auth = (await server.user('contributor')).auth;
+    const ids = await createAnimes(auth, 4, 'Held');
+    await compactIndex(animeIndex);
+    const held = (await readPointer('ANIME'))!;
+    const all = query({ limit: 1_000 });
+    // This process's copy (what a warm list function holds) is of version `held`.
+    await indexPage(animeIndex, all);
+    ids.push(...(await createAnimes(auth, 2, 'Held later')));
+    await compactIndex(animeIndex);
+    expect(await send(server, 'DELETE', `/api/animes/${ids[0]}/`, { headers: auth })).toMatchObject({ status: 204 });
+    await compactIndex(animeIndex);
+    expect(await getIndexObject(indexObjectKey('ANIME', held.name, 'snapshot'))).toBeNull();
+    expect((await readDeltas('ANIME', 0)).deltas.every((d) => d.seq > held.seq)).toBe(true);
+    // A write after the newest snapshot: among the deltas the copy reads.
+    expectJson(await send(server, 'PATCH', `/api/animes/${ids[1]}/`, { body: { name: uniqueName('Held renamed') }, headers: auth }), 200);
+    const { vectors } = await readerView();
+    const expected = vectorPage(animeIndex, [...vectors.values()], all);
+    const page = await indexPage(animeIndex, all);
+    expect([page.entries, page.count]).toEqual([expected.entries, expected.matched]);
+    expect(page.entries.map((e) => e.id)).not.toContain(ids[0]);
+    expect(vectors.get(ids[1]!)).toEqual((await currentVectors([ids[1]!])).get(ids[1]!));
+  });
+
+  it('a snapshot whose objects are gone for good: the lists answer 503 with Retry-After until a rebuild from the records (decision O14)', async () => {
+    const auth = (await server.user('contributor')).auth;
+    await createAnimes(auth, 2, 'Lost');
+    await compactIndex(animeIndex);
+    const pointer = (await readPointer('ANIME'))!;
+    await deleteIndexObjects([indexObjectKey('ANIME', pointer.name, 'snapshot'), indexObjectKey('ANIME', pointer.name, 'vectors')]);
+    // A function starting now (no copy held) cannot load the index.
+    forgetIndexes();
+    const res = await send(server, 'GET', '/api/animes/');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).not.toBeNull();
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(await indexesToRebuild()).toContain('ANIME');
+    const [rebuilt] = (await rebuildIndexes(['ANIME'])).filter((c) => c.kind === 'ANIME');
+    expect(rebuilt!.version).toBe(pointer.version + 1);
+    const listed = expectJson(await send(server, 'GET', '/api/animes/?limit=100'), 200);
+    const { vectors } = await readerView();
+    expect(listed.count).toBe(vectors.size);
+    expect(await indexesToRebuild()).not.toContain('ANIME');
   });
 });
