@@ -18,7 +18,7 @@ import { readHead } from '../../shared/db/index-deltas.js';
 import { db } from '../../shared/db/sdk.js';
 import { ANIME_LIST, MANGA_LIST } from '../../shared/domain/playlists.js';
 import type { RankingsSummary } from '../../shared/domain/rankings.js';
-import { expectRecount, publishedVectors, recount as recountTable } from '../support/recount.js';
+import { publishedVectors, recount as recountTable } from '../support/recount.js';
 import { scanAll } from '../support/tables.js';
 import { expectedOrder, expectErrors, expectJson, searchKey, send, uniqueName, walk } from '../support/contract.js';
 import { failWritesOf, runJob } from '../support/jobs.js';
