@@ -20,6 +20,7 @@ import { personTitle } from '../../shared/db/persons.js';
 import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
 import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
 import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
+import { RANKINGS_INDEX_KEYS } from '../../shared/domain/rankings.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
 
 export interface JobDecl {
@@ -130,13 +131,15 @@ export const JOBS: readonly JobDecl[] = [
     timeoutMinutes: 15,
     // Reads the titles (slots, records, chunks, who lists them) and the characters' and persons'
     // vectors (their indexes: pointer, deltas, the vectors object); writes their numbers as a
-    // title write does (record and its index delta, no linked record changes), the titles'
+    // title write does without its index delta (no linked record changes), the titles'
     // positions, its lease, state and top lists (the changed entries put and deleted with
-    // BatchWriteItem, 25 per call). No tombstones, no accounts, no linked taxonomy records.
-    index: 'read',
+    // BatchWriteItem, 25 per call); publishes the numbers of the four kinds as a compaction with
+    // a patch does (their pointers, deltas and objects: decision O13). No tombstones, no
+    // accounts, no linked taxonomy records.
+    index: 'compact',
     keys: grants(
       grant([titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle)], 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
-      indexReads('CHARACTER', 'PERSON'),
+      RANKINGS_INDEX_KEYS,
       RANKINGS_JOB_KEYS,
     ),
   },

@@ -9,7 +9,7 @@ import { uniquenessKey } from '../text.js';
 import type { IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
 import { textPart } from './sort-keys.js';
-import { descendingCount, rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
+import { descendingCount, RANKED_FIELDS, rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
 
 export interface Ref {
   id: string;
@@ -116,6 +116,7 @@ export const animeIndex: IndexDef<AnimeRecord> = {
     credited: (r) => [...new Set([...ids(r.studios), ...ids(r.producers), ...ids(r.licensors)])],
   },
   numbers: { score: scoreNumber() },
+  ranked: RANKED_FIELDS,
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
   // GET /api/schedules/: the airing animes, read whole.
   digests: { schedule: scheduleEntry },

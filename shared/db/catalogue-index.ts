@@ -11,6 +11,7 @@
  * record (digestChange) and read whole (readDigest): the schedule of the airing animes.
  */
 import type { Cursor } from './sort-keys.js';
+import { canonicalJson } from '../json.js';
 import { matchesTerms, searchText } from '../text.js';
 import { queryAll, type Item, type ItemKey } from './batch.js';
 import type { BaseRecord, Ordering } from './records.js';
@@ -42,6 +43,13 @@ export interface IndexDef<R extends BaseRecord> {
    * the record is not in it (the schedule's entry of an airing anime, API.md §4.15).
    */
   digests?: Record<string, (r: R) => object | null>;
+  /**
+   * The values of the vector that derive from the rankings job's numbers (`score`, `scored_by`,
+   * `members`, `favorites`), which the job publishes through the compactor's patch instead of
+   * deltas (shared/domain/rankings.ts; docs/decisions.md O13): every value a change of those
+   * numbers can change, and nothing else (test/unit/ranked-fields.test.ts).
+   */
+  ranked?: VectorFields;
 }
 
 /** An ascending-only ordering whose value derives from the vector's stored values (IndexDef.derived). */
@@ -76,6 +84,24 @@ export interface Vector {
   x: Record<string, number | null>;
   sw: string;
 }
+
+/** Names of some values of a vector: entries of its `o` and of its `x`. */
+export interface VectorFields {
+  o: readonly string[];
+  x: readonly string[];
+}
+
+/** Those values of a vector (an absent one as `null`, as vectorOf gives it). */
+export function vectorFields(v: Vector, fields: VectorFields): Pick<Vector, 'o' | 'x'> {
+  return { o: Object.fromEntries(fields.o.map((k) => [k, v.o[k] ?? null])), x: Object.fromEntries(fields.x.map((k) => [k, v.x[k] ?? null])) };
+}
+
+/** Whether two vectors hold the same values but for `fields`. */
+export function sameBut(a: Vector, b: Vector, fields: VectorFields): boolean {
+  const but = (v: Vector) => ({ ...v, o: without(v.o, fields.o), x: without(v.x, fields.x) });
+  return canonicalJson(but(a)) === canonicalJson(but(b));
+}
+const without = <T>(values: Record<string, T>, keys: readonly string[]) => Object.fromEntries(Object.entries(values).filter(([k]) => !keys.includes(k)));
 
 export function vectorOf<R extends BaseRecord>(def: IndexDef<R>, r: R): Vector {
   return {

@@ -50,6 +50,8 @@ export const characterIndex: IndexDef<CharacterRecord> = {
     manga_role: (r) => appearing(r, 'MANGA').map((a) => `${a.id}:${a.role}`),
   },
   searchFields: (r) => [r.name, r.name_kanji, ...r.nicknames],
+  // The rankings job's numbers (rankings.ts), published through the compactor's patch.
+  ranked: { o: ['favorites', 'members'], x: [] },
 };
 
 export const characterTitle: TitleDef<CharacterRecord> = { entity: characterEntity, index: characterIndex, relations: [], random: true };

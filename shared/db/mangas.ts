@@ -9,7 +9,7 @@ import { uniquenessKey } from '../text.js';
 import type { Ref } from './animes.js';
 import { linkedValue, type IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
-import { rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
+import { RANKED_FIELDS, rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
 
 export interface Author extends Ref {
   role: string;
@@ -77,6 +77,7 @@ export const mangaIndex: IndexDef<MangaRecord> = {
     author_role: (r) => authorRoles(r),
   },
   numbers: { score: scoreNumber() },
+  ranked: RANKED_FIELDS,
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
 };
 

@@ -45,6 +45,8 @@ export const personIndex: IndexDef<PersonRecord> = {
     language: (r) => [r.language],
   },
   searchFields: (r) => [r.name, r.given_name, r.family_name, ...r.alternate_names],
+  // The rankings job's number (rankings.ts), published through the compactor's patch.
+  ranked: { o: ['favorites'], x: [] },
 };
 
 export const personTitle: TitleDef<PersonRecord> = { entity: personEntity, index: personIndex, relations: PERSON_RELATIONS, random: true };

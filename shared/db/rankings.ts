@@ -3,7 +3,7 @@
  * records themselves (docs/data-model.md "Rankings"):
  *
  *   lease      pk = RANKINGS     sk = LEASE                 { owner, until }        one run at a time (until: epoch ms)
- *   state      pk = RANKINGS     sk = STATE                 { refreshed_at }        put last by a run that completed
+ *   state      pk = RANKINGS     sk = STATE                 { refreshed_at, unpublished? }  put last by a run that completed
  *   top entry  pk = TOP#<list>   sk = <the list's order>    { id, f }               a top list as the last run made it
  *   positions  pk = ANIME#<id> / MANGA#<id>   sk = R        { st_rank, st_popularity }  beside the counters (titles.ts)
  *
@@ -12,6 +12,12 @@
  * text orderings compare them), never the positions themselves: an entry moves only when its own
  * record's values change, not when others pass it. `f` holds the values of the list's filters at
  * the run (`media_type`, `status`; a person's `category`), which a page's filter expression reads.
+ *
+ * `unpublished` is set on the state item before a run writes its first record: the records may
+ * then hold numbers their indexes do not have yet (the run publishes them through the compactor's
+ * patch after its record writes, docs/decisions.md O13). The run's completion puts the state item
+ * without it; a run that finds it set does not trust the indexes' numbers of characters and
+ * persons, and reads their records (markUnpublished, readState).
  */
 import type { Cursor } from './sort-keys.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
@@ -37,10 +43,10 @@ const TOP_KEYS: KeyPattern = topPk('*' as TopList);
 
 /**
  * What the job does to its own items: its lease (taken with a conditional UpdateItem, released
- * with a DeleteItem), its state (put with the release, one transaction) and the top lists (read
- * whole, then their changes written in batches).
+ * with a DeleteItem), its state (read, marked with an UpdateItem, put with the release in one
+ * transaction) and the top lists (read whole, then their changes written in batches).
  */
-export const RANKINGS_JOB_KEYS: KeyGrants = grants(grant(RANKINGS_PK, 'PutItem', 'UpdateItem', 'DeleteItem'), grant(TOP_KEYS, 'Query', 'BatchWriteItem'));
+export const RANKINGS_JOB_KEYS: KeyGrants = grants(grant(RANKINGS_PK, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'), grant(TOP_KEYS, 'Query', 'BatchWriteItem'));
 /** What a top list's reader does: `refreshed_at` read with the page's records (BatchGetItem), the list's entries (Query). */
 export const TOP_READS: KeyGrants = grants(grant(RANKINGS_PK, 'BatchGetItem'), grant(TOP_KEYS, 'Query'));
 
@@ -164,6 +170,19 @@ export async function setPositions(kind: TitleKind, id: string, rank: number | n
       await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
     }
   }
+}
+
+/** The job's state as the last run left it: whether it wrote records whose numbers it did not publish (see above). */
+export async function readState(): Promise<{ refreshed_at: string | null; unpublished: boolean }> {
+  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: rankingsStateKey, ConsistentRead: true }));
+  return { refreshed_at: refreshedAtOf(out.Item), unpublished: out.Item?.unpublished === true };
+}
+
+/** Marks the state before a run's first record write: its numbers are not published yet (see above). */
+export async function markUnpublished(): Promise<void> {
+  await send((c) =>
+    new c.UpdateCommand({ TableName: tableName(), Key: rankingsStateKey, UpdateExpression: 'SET #u = :t', ExpressionAttributeNames: { '#u': 'unpublished' }, ExpressionAttributeValues: { ':t': true } }),
+  );
 }
 
 /** Another run holds the lease (or took it over after it expired): this run must not complete. */

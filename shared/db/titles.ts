@@ -25,7 +25,7 @@
  */
 import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import { digestChange, vectorOf, type IndexDef, type RangeNumber } from './catalogue-index.js';
+import { digestChange, vectorOf, type IndexDef, type RangeNumber, type VectorFields } from './catalogue-index.js';
 import { deltaPlan } from './index-deltas.js';
 import { canonicalJson } from '../json.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
@@ -363,6 +363,14 @@ export function rankedOrderings<R extends RankedTitle>(date: { key: string; valu
     updated_at: { value: (r) => r.updated_at, type: 'plain' },
   };
 }
+
+/**
+ * What the rankings job's numbers (`score`, `scored_by`, `members`, `favorites`) give of an
+ * anime's or manga's vector (rankedOrderings, scoreNumber): the orderings by them and by the
+ * orders built from them (`rank`, `popularity`), and `min_score`'s number. The job publishes these
+ * through the compactor's patch (IndexDef.ranked; docs/decisions.md O13).
+ */
+export const RANKED_FIELDS: VectorFields = { o: ['score', 'members', 'favorites', 'rank', 'popularity'], x: ['score'] };
 
 /**
  * `min_score` of both lists: a score at least `least` is a key range of the `score` ordering

@@ -21,7 +21,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { IndexDef, Vector } from '../db/catalogue-index.js';
 import { deleteDeltas, indexKeys, movePointer, PointerMoved, readDeltas, readPointer, type IndexPointer } from '../db/index-deltas.js';
-import { grant } from '../db/key-patterns.js';
+import { grant, type KeyGrants } from '../db/key-patterns.js';
 import { INDEXED_KINDS } from './index-kinds.js';
 import type { BaseRecord } from '../db/records.js';
 import { canonicalJson } from '../json.js';
@@ -32,10 +32,13 @@ import { deleteIndexObjects, getIndexObject, indexObjectKey, indexVersionName, p
 export const COMPACT_EVERY = 256;
 
 /**
- * What a compaction does to the table: reads the pointer (GetItem) and the deltas (Query), moves
- * the pointer (PutItem) and deletes folded deltas (Query of their keys, BatchWriteItem).
+ * What a compaction of `kinds` does to the table: reads the pointer (GetItem) and the deltas
+ * (Query), moves the pointer (PutItem) and deletes folded deltas (Query of their keys,
+ * BatchWriteItem).
  */
-export const COMPACTION_KEYS = grant(indexKeys(INDEXED_KINDS), 'GetItem', 'Query', 'PutItem', 'BatchWriteItem');
+export const compactionKeys = (kinds: readonly string[]): KeyGrants => grant(indexKeys(kinds), 'GetItem', 'Query', 'PutItem', 'BatchWriteItem');
+/** A compaction of any kind (the compactors). */
+export const COMPACTION_KEYS = compactionKeys(INDEXED_KINDS);
 
 /** The vectors object: every record's vector, and the last delta they fold. */
 interface VectorsFile {

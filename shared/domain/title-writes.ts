@@ -9,7 +9,8 @@ import { getItems } from '../db/batch.js';
 import { joinPlans, recordKeyOfKind, StaleRecord, type BaseRecord, type WritePlan } from '../db/records.js';
 import { commitStaged, finishJournal } from '../db/staged.js';
 import { readSlots, SlotsMoved } from '../db/slots.js';
-import { changesIndex, loadTitle, titleWrite, type Relations, type StoredTitle } from '../db/titles.js';
+import { changesIndex, loadTitle, titleWrite, type Relations, type StoredTitle, type TitleDef } from '../db/titles.js';
+import { sameBut, vectorOf } from '../db/catalogue-index.js';
 import { DeltaMoved, readHead } from '../db/index-deltas.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { Contended } from '../db/errors.js';
@@ -65,8 +66,18 @@ const TURN_WAIT_MS = 100;
  * link for good, so they end after at most as many retries as the write has links, however many
  * of them were deleted (docs/decisions.md Z1). Conflicts proper (the record or a gained link
  * changed) are tried 4 times, then the write gives up as Contended.
+ *
+ * `index: 'patched'` (the rankings job only, shared/domain/rankings.ts; decision O13): the
+ * change of the record's vector is published otherwise — by the caller, through the compactor's
+ * patch once its record writes are done — so the write reads no head and puts no delta. Such a
+ * change may change only the vector's values that derive from the job's numbers (the index's
+ * `ranked` fields); any other change of the vector throws (it would be published by nobody).
  */
-export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R>, attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>): Promise<void> {
+export async function writeTitle<R extends BaseRecord>(
+  resource: TitleResource<R>,
+  attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>,
+  opts: { index?: 'patched' } = {},
+): Promise<void> {
   const skip = new Set<string>();
   const kind = resource.title.entity.kind;
   let changed = 0;
@@ -76,8 +87,8 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
     for (const key of change.gone ?? []) skip.add(key);
     const links = (resource.links?.(change.before?.record ?? null, change.after) ?? []).filter((l) => !skip.has(`${l.key.pk}`));
     const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
-    // A change of what the kind's index holds of the record carries its delta (index-deltas.ts).
-    const indexed = changesIndex(resource.title, change.before?.record ?? null, change.after);
+    // A change of what the kind's index holds of the record carries its delta (index-deltas.ts), unless it is patched.
+    const indexed = changesIndex(resource.title, change.before?.record ?? null, change.after) && !(opts.index === 'patched' && patchable(resource.title, change));
     try {
       for (let turn = 1; ; turn++) {
         try {
@@ -106,6 +117,16 @@ export async function writeTitle<R extends BaseRecord>(resource: TitleResource<R
     }
   }
   throw new Contended(`The ${resource.noun}`);
+}
+
+/** Whether a change is one the compactor's patch publishes (see writeTitle): throws when it changes more of the vector. */
+function patchable<R extends BaseRecord>(def: TitleDef<R>, change: Change<R>): true {
+  const ranked = def.index.ranked;
+  const [before, after] = [change.before?.record, change.after];
+  if (!ranked || !before || !after || !sameBut(vectorOf(def.index, before), vectorOf(def.index, after), ranked)) {
+    throw new Error(`${def.entity.kind}: a patched write may change only the index values of the rankings' numbers`);
+  }
+  return true;
 }
 
 /** The stored record and relations for validated values (400 with every field error). */

@@ -5,15 +5,21 @@
  * from the items written here, every list's order, selection and filters against the contract's
  * rules, `refreshed_at`, records deleted since left out, the catalogue index's orderings by the
  * job's numbers, a second run that writes nothing, two runs at once, and a failing run that
- * leaves `refreshed_at` and the lists as they were.
+ * leaves `refreshed_at` and the lists as they were. The numbers reach the catalogue index through
+ * the compactor's patch, not deltas (docs/decisions.md O13): a run writes no delta; a run that
+ * dies after its record writes, before publishing, is healed by the next run; a rename racing
+ * the run keeps its name and the job's numbers.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableName } from '../../shared/db/client.js';
+import { readHead } from '../../shared/db/index-deltas.js';
 import { db } from '../../shared/db/sdk.js';
 import { ANIME_LIST, MANGA_LIST } from '../../shared/domain/playlists.js';
 import type { RankingsSummary } from '../../shared/domain/rankings.js';
+import { publishedVectors, recount as recountTable } from '../support/recount.js';
+import { scanAll } from '../support/tables.js';
 import { expectedOrder, expectErrors, expectJson, searchKey, send, uniqueName, walk } from '../support/contract.js';
 import { failWritesOf, runJob } from '../support/jobs.js';
 import { compareCodePoints } from '../support/list-rules.js';
@@ -32,8 +38,12 @@ const make = async (segment: string, body: Record<string, unknown>) => expectJso
 const ids = (xs: readonly { id: string }[]) => xs.map((x) => x.id);
 const listIds = async (path: string) => ids((await walk(server, path, ENVELOPE)).results);
 
-/** Runs the job; with `count`, also counts the table writes its own calls make (lease and state items apart). */
-const counting = new AsyncLocalStorage<{ writes: number }>();
+/**
+ * Runs the job, counting the table writes its own calls make (lease and state items apart) and
+ * the index deltas it puts (`<KIND>#IX` / `D#…`); `onCall` sees each of its calls first (a race
+ * injected at a point of the run).
+ */
+const counting = new AsyncLocalStorage<{ writes: number; deltas: number; onCall?: (name: string, input: Record<string, any>) => Promise<void> }>();
 let counterInstalled = false;
 function installCounter() {
   if (counterInstalled) return;
@@ -41,8 +51,11 @@ function installCounter() {
   db().middlewareStack.add(
     (next, context) => async (args) => {
       const store = counting.getStore();
+      if (store?.onCall) await store.onCall(String(context.commandName), args.input as Record<string, any>);
       if (store && /^(TransactWrite|BatchWrite|Put|Update|Delete)(Items?)?Command$/.test(String(context.commandName))) {
         const input = args.input as Record<string, any>;
+        const puts: any[] = [...(input.TransactItems ?? []).map((t: any) => t.Put?.Item), ...Object.values(input.RequestItems ?? {}).flatMap((reqs: any) => reqs.map((r: any) => r.PutRequest?.Item)), input.Item];
+        store.deltas += puts.filter((i) => i && /#IX$/.test(String(i.pk?.S ?? i.pk)) && String(i.sk?.S ?? i.sk).startsWith('D#')).length;
         const keys: unknown[] = [
           ...(input.TransactItems ?? []).map((t: any) => (t.Put?.Item ?? t.Update?.Key ?? t.Delete?.Key ?? t.ConditionCheck?.Key)?.pk),
           ...Object.values(input.RequestItems ?? {}).flatMap((reqs: any) => reqs.map((r: any) => (r.PutRequest?.Item ?? r.DeleteRequest?.Key)?.pk)),
@@ -56,11 +69,32 @@ function installCounter() {
     { step: 'initialize', name: 'count-rankings-writes' },
   );
 }
-async function run(): Promise<RankingsSummary & { writes: number }> {
+async function run(onCall?: (name: string, input: Record<string, any>) => Promise<void>): Promise<RankingsSummary & { writes: number; deltas: number }> {
   installCounter();
-  const store = { writes: 0 };
+  const store = { writes: 0, deltas: 0, onCall };
   const summary = await counting.run(store, () => runJob<RankingsSummary>('rankings', new Date()));
-  return { ...summary, writes: store.writes };
+  return { ...summary, writes: store.writes, deltas: store.deltas };
+}
+
+const INDEXED_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON'] as const;
+/** The number of each kind's last index delta (a run that puts none leaves them as they were). */
+const heads = async () => Object.fromEntries(await Promise.all(INDEXED_KINDS.map(async (k) => [k, await readHead(k)] as const)));
+/** What the table's recount finds wrong now, once the consumers caught up (the index lagging its records among it). */
+async function tableProblems(): Promise<string[]> {
+  await server.background!.streams!.caughtUp();
+  const items = await scanAll(tableName());
+  return recountTable(items, await publishedVectors(items));
+}
+/** The catalogue lists ordered by the job's numbers (animes by members and score, characters and persons by favorites) equal the order of their details. */
+async function expectIndexOrders() {
+  const animes = await Promise.all(titles.filter((t) => t.kind === 'anime' && !t.deleted).map((t) => get(`/api/animes/${t.id}/`)));
+  for (const key of ['members', 'score', 'rank', 'popularity', 'favorites']) {
+    expect(ids((await walk(server, `/api/animes/?ordering=-${key}&limit=3`)).results), `-${key}`).toEqual(ids(expectedOrder(animes, key, true)));
+  }
+  const chars = await Promise.all(characters.map((c) => get(`/api/characters/${c.id}/`)));
+  for (const key of ['favorites', 'members']) expect(ids((await walk(server, `/api/characters/?ordering=-${key}&limit=3`)).results), key).toEqual(ids(expectedOrder(chars, key, true)));
+  const people = await Promise.all(persons.map((p) => get(`/api/persons/${p.id}/`)));
+  expect(ids((await walk(server, '/api/persons/?ordering=-favorites&limit=3')).results)).toEqual(ids(expectedOrder(people, 'favorites', true)));
 }
 
 // ---- The world written through the API, and the numbers it should give
@@ -302,10 +336,21 @@ describe('the rankings job', () => {
 
   it('a run: every number equals a recount from the items, every list has the contract\'s selection and order, refreshed_at its completion time', { timeout: 300_000 }, async () => {
     const before = new Date().toISOString();
+    const headsBefore = await heads();
     const summary = await run();
     const after = new Date().toISOString();
     expect(summary.skipped).toBeUndefined();
     expect(summary).toMatchObject({ animes: 7, mangas: 4, users: 10, failed: 0 });
+    // No index delta: the numbers went to each kind's index as one patch, a new snapshot each.
+    expect(summary.deltas).toBe(0);
+    expect(await heads()).toEqual(headsBefore);
+    for (const kind of INDEXED_KINDS) {
+      expect(summary.published[kind].patched, kind).toBeGreaterThan(0);
+      expect(summary.published[kind].version, kind).not.toBeNull();
+    }
+    expect(summary.published.ANIME.patched).toBe(6); // every anime but the unlisted one
+    // The lists ordered by the numbers follow them as soon as the run returns.
+    await expectIndexOrders();
     expect(summary.refreshed_at! >= before && summary.refreshed_at! <= after).toBe(true);
     await expectNumbers();
     // The data makes lists worth comparing: most hold several records, pages of 2 link.
@@ -354,6 +399,8 @@ describe('the rankings job', () => {
     const summary = await run();
     expect(summary.written).toEqual({ titles: 0, positions: 0, characters: 0, persons: 0, entries: 0 });
     expect(summary.writes).toBe(0);
+    // Nothing to publish: no patch, no snapshot.
+    for (const kind of INDEXED_KINDS) expect(summary.published[kind], kind).toEqual({ patched: 0, version: null });
     expect(summary.refreshed_at! > first).toBe(true);
     expect((await get('/api/top/animes/')).refreshed_at).toBe(summary.refreshed_at);
     await expectNumbers();
@@ -421,6 +468,81 @@ describe('the rankings job', () => {
     expect(summary.refreshed_at! > (before.refreshed_at as string)).toBe(true);
     await expectNumbers();
     await expectLists();
+  });
+
+  it('a run that dies after its record writes, before publishing: the records show the numbers, the index lags; the next run publishes them, and rewrites a character whose numbers went back', { timeout: 300_000 }, async () => {
+    // Two new members: one lists an anime for good; the other a manga, as a favourite, for a while
+    // (its characters and authors gain a distinct user, then lose it again before the next run).
+    const [stays, leaves] = [await server.user('member'), await server.user('member')];
+    users.push(stays, leaves);
+    const anime = titles.find((t) => t.kind === 'anime' && !t.deleted && !t.name.startsWith('Unlisted'))!;
+    const manga = titles.find((t) => t.kind === 'manga' && !t.deleted && t.characters.length > 0 && t.persons.length > 0)!;
+    await addItem(stays, anime, 9, true);
+    await addItem(leaves, manga, 10, true);
+    const character = characters.find((c) => manga.characters.includes(c.id))!;
+    const before = await get(`/api/characters/${character.id}/`);
+    // Every kind's pointer fails to move: the run writes its records, then cannot publish.
+    const heal = INDEXED_KINDS.map((k) => failWritesOf(`${k}#IX`, 'P'));
+    try {
+      await expect(run()).rejects.toThrow(/not published/);
+    } finally {
+      heal.forEach((h) => h());
+    }
+    const { numbers, characterNumbers } = recount();
+    expect((await get(`/api/animes/${anime.id}/`)).members).toBe(numbers.get(anime.id)!.members);
+    const shown = await get(`/api/characters/${character.id}/`);
+    expect({ favorites: shown.favorites, members: shown.members }).toEqual(characterNumbers.get(character.id));
+    expect(shown.members).toBe(before.members + 1);
+    const lagging = await tableProblems();
+    expect(lagging).toContain(`ANIME index: ${anime.id} differs from its record's vector`);
+    expect(lagging).toContain(`CHARACTER index: ${character.id} differs from its record's vector`);
+
+    // The manga's item goes: its character's numbers are what its index still holds, not its record's.
+    const gone = items.find((i) => i.user === leaves.id)!;
+    expect((await send(server, 'DELETE', `${itemsPath(manga.kind)}${gone.itemId}/`, { headers: leaves.auth })).status).toBe(204);
+    items.splice(items.indexOf(gone), 1);
+    expect(recount().characterNumbers.get(character.id)).toEqual({ favorites: before.favorites, members: before.members });
+
+    const summary = await run();
+    expect(summary.failed).toBe(0);
+    expect(summary.deltas).toBe(0);
+    // The anime's record had its numbers already: published by comparing with the index.
+    expect(summary.published.ANIME.patched).toBeGreaterThanOrEqual(1);
+    expect(summary.written.characters).toBeGreaterThanOrEqual(1);
+    await expectNumbers();
+    await expectLists();
+    await expectIndexOrders();
+    expect(await tableProblems()).toEqual([]);
+  });
+
+  it('a rename racing the run (committed after its record writes, while it publishes) keeps its name, and the numbers are the job\'s', { timeout: 300_000 }, async () => {
+    const renamer = await server.user('member');
+    users.push(renamer);
+    const anime = titles.find((t) => t.kind === 'anime' && !t.deleted && !t.name.startsWith('Unlisted'))!;
+    await addItem(renamer, anime, 1, true);
+    const name = `Renamed ${uniqueName('Anime')}`;
+    let pointerReads = 0;
+    let renamed = false;
+    const key = (v: unknown) => (typeof v === 'string' ? v : (v as { S?: string } | undefined)?.S);
+    // The anime index's pointer is read twice while publishing: to build the patch, then by the
+    // compaction. The rename commits between them (its delta after the patch was built).
+    const summary = await run(async (command, input) => {
+      if (!/^Get(Item)?Command$/.test(command) || key(input.Key?.pk) !== 'ANIME#IX' || key(input.Key?.sk) !== 'P') return;
+      if (++pointerReads !== 2) return;
+      const res = await send(server, 'PATCH', `/api/animes/${anime.id}/`, { body: { name }, headers: editor });
+      expect(res.status).toBe(200);
+      renamed = true;
+    });
+    expect(renamed).toBe(true);
+    expect(summary.failed).toBe(0);
+    expect(summary.published.ANIME.patched).toBeGreaterThanOrEqual(1);
+    anime.name = name;
+    const shown = await get(`/api/animes/${anime.id}/`);
+    expect(shown.name).toBe(name);
+    await expectNumbers();
+    await expectIndexOrders();
+    expect(ids((await get(`/api/animes/?q=${encodeURIComponent(name)}`)).results)).toEqual([anime.id]);
+    expect(await tableProblems()).toEqual([]);
   });
 
   it('query values: filters and category of the contract only; anything else is a 400; members/ is never read as an id', async () => {

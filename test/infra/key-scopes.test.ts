@@ -197,6 +197,8 @@ describe('what the roles may not do', () => {
         ...['ANIME#*', 'CHARACTER#*', 'MANGA#*', 'NEWS#*', 'PERSON#*', 'REVIEW#*', 'REVIEWS#*'].map((p) => `stream.relations ${p}`),
         // The compactor deletes the deltas a snapshot folded (index-deltas.ts deleteDeltas).
         ...['job.index-compaction', 'stream.index-compactor'].flatMap((f) => ['ANIME#IX', 'CHARACTER#IX', 'MANGA#IX', 'NEWS#IX', 'PERSON#IX'].map((p) => `${f} ${p}`)),
+        // The rankings publish their numbers as a compaction of their four kinds (decision O13).
+        ...['ANIME#IX', 'CHARACTER#IX', 'MANGA#IX', 'PERSON#IX'].map((p) => `job.rankings ${p}`),
       ].sort(),
     );
   });

@@ -544,14 +544,16 @@ describe('rankings job', () => {
     expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
   });
 
-  it('least privilege: the titles, characters and persons (and the latter two\'s indexes, read), its lease, state and top lists; BatchWriteItem for the lists only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
+  it('least privilege: the titles, characters and persons, their four indexes (published as a compaction does: decision O13), its lease, state and top lists; BatchWriteItem for the lists and the folded deltas only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
     const job = byComponent('job.rankings');
-    expect(patterns(job).sort()).toEqual(['ANIME#*', 'CHARACTER#*', 'CHARACTER#IX', 'MANGA#*', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
+    expect(patterns(job).sort()).toEqual(['ANIME#*', 'ANIME#IX', 'CHARACTER#*', 'CHARACTER#IX', 'MANGA#*', 'MANGA#IX', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
     const batches = job.statements.filter((st) => asList(st.Action).includes('dynamodb:BatchWriteItem'));
-    expect(batches.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[]))).toEqual(['TOP#*']);
+    expect(batches.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[])).sort()).toEqual(
+      ['ANIME#IX', 'CHARACTER#IX', 'MANGA#IX', 'PERSON#IX', 'TOP#*'].sort(),
+    );
     expect(actionsOf(job.statements, 'dynamodb:')).not.toContain('dynamodb:Scan');
     expect(actionsOf(job.statements, 'ses:')).toEqual([]);
-    expect(actionsOf(job.statements, 's3:').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(actionsOf(job.statements, 's3:').sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     // The other jobs write no batches.
     for (const other of ['job.airing-status', 'job.season-refresh', 'job.cleanup']) expect(actionsOf(byComponent(other).statements, 'dynamodb:'), other).not.toContain('dynamodb:BatchWriteItem');
   });

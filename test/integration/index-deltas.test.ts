@@ -3,7 +3,8 @@
  * changes what a kind's index holds of a record puts one delta in its own transaction, numbered
  * without gaps in commit order, so a reader that read up to n and reads "after n" again misses
  * nothing — also while writes of the kind race each other and the reader; a write that changes
- * nothing the index holds puts none; the head survives the deltas' deletion (the pointer keeps
+ * nothing the index holds puts none, nor does a patched write of the rankings' numbers (and a
+ * patched write of anything else fails); the head survives the deltas' deletion (the pointer keeps
  * it); the pointer moves only from the version a compactor read.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { vectorOf } from '../../shared/db/catalogue-index.js';
 import { deleteDeltas, movePointer, PointerMoved, readDeltas, readHead, readPointer, type IndexDelta } from '../../shared/db/index-deltas.js';
 import { recordKeyOfKind } from '../../shared/db/records.js';
 import { animes } from '../../shared/domain/animes.js';
-import { refreshTitle } from '../../shared/domain/title-writes.js';
+import { loadCurrent, refreshTitle, writeTitle } from '../../shared/domain/title-writes.js';
 import { expectJson, send, uniqueName } from '../support/contract.js';
 import { useServer } from '../support/server.js';
 import { ensureTable } from '../../infra/local/engines.js';
@@ -52,6 +53,22 @@ describe('index deltas', () => {
     const after2 = await readDeltas('ANIME', head + 1);
     expect(after2.deltas.map((d) => [d.seq, d.id, d.vector?.o.name])).toEqual([[head + 2, created.id, (await record()).name]]);
     expect(after2.deltas[0]!.vector).toEqual(vectorOf(animeIndex, await record()));
+
+    // A patched write (the rankings job's, decision O13) of the numbers puts none; one of anything else fails and writes nothing.
+    const write = (change: Partial<AnimeRecord>) =>
+      writeTitle(
+        animes,
+        async () => {
+          const before = (await loadCurrent(animes, created.id))!;
+          return { before, after: { ...before.record, ...change }, relations: before.relations };
+        },
+        { index: 'patched' },
+      );
+    await write({ members: 7, favorites: 2 });
+    expect((await record()).members).toBe(7);
+    expect(await readHead('ANIME')).toBe(head + 2);
+    await expect(write({ name: uniqueName('Not patched') })).rejects.toThrow(/only the index values of the rankings' numbers/);
+    expect((await record()).name).toBe(renamed);
 
     expect((await send(server, 'DELETE', `/api/animes/${created.id}/`, { headers: auth })).status).toBe(204);
     expect((await readDeltas('ANIME', head + 2)).deltas).toEqual([{ seq: head + 3, id: created.id, vector: null }]);

@@ -14,23 +14,23 @@ export async function runJob<R = unknown>(name: string, at: Date): Promise<R> {
 }
 
 /**
- * Makes every write of the record item `pk` (a TransactWriteItems, PutItem or UpdateItem naming
- * it) fail, as an engine outage would, until the returned function is called: a fault in the real
- * client's path, the engine itself untouched.
+ * Makes every write of the item `pk` / `sk` (the record item by default; a TransactWriteItems,
+ * PutItem or UpdateItem naming it) fail, as an engine outage would, until the returned function
+ * is called: a fault in the real client's path, the engine itself untouched.
  */
-export function failWritesOf(pk: string): () => void {
+export function failWritesOf(pk: string, sk = 'R'): () => void {
   const name = `fail-${pk}-${Math.random()}`;
   type Key = { pk?: unknown; sk?: unknown } | undefined;
   // The document client shares its inner client's stack: the key may be marshalled (`{S: …}`).
   const str = (v: unknown) => (typeof v === 'string' ? v : (v as { S?: string } | undefined)?.S);
-  const isRecord = (k: Key) => str(k?.pk) === pk && str(k?.sk) === 'R';
+  const isTarget = (k: Key) => str(k?.pk) === pk && str(k?.sk) === sk;
   type Op = { Put?: { Item?: Key }; Update?: { Key?: Key } };
   db().middlewareStack.add(
     (next, context) => async (args) => {
       if (!/^(TransactWrite(Items)?|Put(Item)?|Update(Item)?)Command$/.test(String(context.commandName))) return next(args);
       const input = args.input as Op & { TransactItems?: Op[]; Item?: Key; Key?: Key };
       const ops: Op[] = [...(input.TransactItems ?? []), { Put: { Item: input.Item }, Update: { Key: input.Key } }];
-      if (ops.some((t) => isRecord(t.Put?.Item) || isRecord(t.Update?.Key))) {
+      if (ops.some((t) => isTarget(t.Put?.Item) || isTarget(t.Update?.Key))) {
         throw Object.assign(new Error('injected engine failure'), { name: 'InternalServerError', $fault: 'server' });
       }
       return next(args);
