@@ -5,24 +5,33 @@
  * query matrix of the list operations through the local API Gateway: `q` (the generator's
  * queryMatrix plus a one-letter prefix), each filter alone, two and three filters combined
  * (with a rare intersection of two large sets), `q` plus filters, each in several orderings and
- * both directions. For each: the matches m (the pages collected must equal an independent
- * in-memory evaluation, test/support/reference-list.ts), the requests needed to collect them
- * (target ≤ ceil(m / limit) + 2), the DynamoDB calls of the first page (≤ 3), the items read per
- * match, the bytes read per DynamoDB call (≤ 1 MB, from the consumed capacity) and per request,
- * the size of the index items against what the planner assumes, scans (none) and the
- * first page's latency as a multiple of a detail GET's.
+ * both directions. Lists are evaluated over each kind's in-memory index (issue 19, decisions
+ * E1–E6, O1–O12); the section checks the issue's targets on every run, first and later pages:
+ * - the pages collected equal an independent in-memory evaluation (test/support/reference-list.ts);
+ * - requests to collect all m matches at limit 100: ceil(m / 100), every page full but the last;
+ * - rounds of DynamoDB calls per page ≤ 2 (the deltas' Query with the tombstones and named
+ *   records, then the page's records), apart from a function's first request of a kind, which
+ *   loads the snapshot and is reported on its own;
+ * - read units per page of 25 (records included, as DynamoDB bills them: strongly consistent
+ *   reads cost twice eventual ones), p99 ≤ 35, on the first three pages of 25 of every run;
+ * - index data read per page beyond its records (the calls on `<KIND>#IX`) ≤ 8 KB (2 units);
+ * - no Scan; each kind's delta item sizes.
+ * The snapshot's own figures (size, load, memory, evaluation CPU) are test/bench/snapshot.ts's
+ * (decision E5), not measured again here.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { ensureTable } from '../../infra/local/engines.js';
+import { BatchGetItemCommand, DeleteTableCommand, DescribeTableCommand, GetItemCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { DYNAMO_FILE, dynamoDataDir, ensureTable } from '../../infra/local/engines.js';
 import { animeIndex } from '../../shared/db/animes.js';
 import { vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { characterIndex } from '../../shared/db/characters.js';
+import { tableName } from '../../shared/db/client.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
 import { newsIndex } from '../../shared/db/news.js';
 import { personIndex } from '../../shared/db/persons.js';
-import type { BaseRecord } from '../../shared/db/records.js';
+import { recordKeyOfKind, type BaseRecord } from '../../shared/db/records.js';
+import { forgetIndexes } from '../../shared/domain/index-reader.js';
 import { referenceList } from '../support/reference-list.js';
 import { catalogue, queryMatrix, SEGMENTS, type Catalogue, type Kind } from './catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
@@ -30,20 +39,22 @@ import { onOwnTable, relationProbe, type LagFigures } from './lag.js';
 import { adminClient, type BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
 import type { BudgetCheck, SectionBody } from './report.js';
-import type { SdkCall } from './sdk-calls.js';
-import { int, median, ratio, table, timed } from './stats.js';
+import { rounds, type SdkCall } from './sdk-calls.js';
+import { int, median, percentile, ratio, table, timed } from './stats.js';
 
 /** Page size of every list request of the matrix (the contract's maximum). */
 const LIMIT = 100;
 /** Above this many matches, only the first ordering of a kind is collected whole (the others: the first pages). */
 const FULL_MAX = 10_000;
 const PARTIAL_PAGES = 5;
-const MB = 1024 * 1024;
-/**
- * The most one Query call can read (decision 107): DynamoDB ends a page after the item that
- * reaches 1 MB, so its consumed capacity can be 1 MB plus that item, rounded up to 4 KB units.
- */
-const callCap = (largestItem: number) => MB + Math.ceil(largestItem / 4096) * 4096;
+/** The page size of the read-unit target (the contract's default), and how many pages of it each run reads. */
+const SMALL_LIMIT = 25;
+const SMALL_PAGES = 3;
+/** The issue's targets (issue 19): rounds per list page, read units per page of 25 (p99), index data per page. */
+const MAX_ROUNDS = 2;
+const MAX_RU_25 = 35;
+const MAX_INDEX_BYTES = 8 * 1024;
+const RU_BYTES = 4096;
 
 type Rec = BaseRecord & Record<string, unknown>;
 interface Row {
@@ -62,8 +73,6 @@ const ORDERINGS: Record<Listed, string[]> = {
   news: ['-created_at', 'created_at', 'name', '-name'],
 };
 
-/** The default ordering of each kind (its index's `listOrder`), where lists are walked in order. */
-const DEFAULT_ORDERING = (kind: Listed) => INDEXES[kind].listOrder;
 const INDEXES: Record<Listed, IndexDef<BaseRecord>> = { anime: animeIndex, manga: mangaIndex, character: characterIndex, person: personIndex, news: newsIndex } as never;
 
 /** A delta item at most this size is one read unit strongly consistent: a list page reading the few deltas since its last request stays within 2 (decision O2). */
@@ -142,21 +151,32 @@ interface Outcome {
   ordering: string;
   m: number;
   got: number;
+  /** The pages of 100 (whole, or the first PARTIAL_PAGES) and the first pages of 25 equal the evaluation. */
   correct: boolean;
   /** Collected whole (else the first PARTIAL_PAGES pages). */
   whole: boolean;
   requests: number;
+  /** max(1, ceil(m / 100)). */
   target: number;
-  firstCalls: number;
-  /** Records on the first page, and the most DynamoDB calls any page made. */
-  firstGot: number;
-  maxCalls: number;
-  itemsRead: number;
-  /** The most a request read (all its calls) and the most one DynamoDB call read, in bytes. */
-  maxBytes: number;
-  maxCallBytes: number;
-  scans: number;
+  /** Pages with `next` but fewer records than the limit, at either page size (target 0). */
+  shortPages: number;
+  /** Each request of the walk at limit 100. */
+  pages: PageCost[];
+  /** The first SMALL_PAGES pages at limit 25. */
+  small: SmallPage[];
   firstMs: number;
+}
+
+/** A page of 25 and its number in its walk (1: the first page). */
+type SmallPage = PageCost & { page: number };
+/** A function's first request of a kind (the snapshot's load); `pointerRead`: it read the pointer (it was a fresh load). */
+type LoadCost = PageCost & { kind: Listed; pointerRead: boolean };
+/** Read units DynamoDB Local reported for one record read both ways. */
+interface Probe {
+  strong: number;
+  eventual: number;
+  batchStrong: number;
+  batchEventual: number;
 }
 
 // ---- The kept store
@@ -382,71 +402,137 @@ function expected(c: Case, rows: readonly Row[], ordering: string): string[] {
   ).map((x) => x.id);
 }
 
-function pathOf(c: Case, ordering: string): string {
-  const params = new URLSearchParams({ ...(c.q !== undefined ? { q: c.q } : {}), ...c.filters, ordering, limit: String(LIMIT) });
+function pathOf(c: Case, ordering: string, limit: number): string {
+  const params = new URLSearchParams({ ...(c.q !== undefined ? { q: c.q } : {}), ...c.filters, ordering, limit: String(limit) });
   return `/api/${SEGMENTS[c.kind]}/?${params.toString()}`;
 }
 
 const dynamo = (calls: SdkCall[]) => calls.filter((x) => x.service === 'dynamodb');
-const bytesOf = (calls: SdkCall[]) => dynamo(calls).reduce((n, x) => n + (x.capacity ?? 0), 0) * 4096;
-const largestCall = (calls: SdkCall[]) => Math.max(0, ...dynamo(calls).map((x) => (x.capacity ?? 0) * 4096));
+const READ_OPS = new Set(['GetItem', 'BatchGetItem', 'TransactGetItems', 'Query', 'Scan']);
+/** Strongly consistent: a read call whose input (or, for a batch, a table's keys) asks for it. */
+const consistent = (call: SdkCall) =>
+  call.input.ConsistentRead === true || Object.values((call.input.RequestItems ?? {}) as Record<string, { ConsistentRead?: boolean }>).some((t) => t.ConsistentRead === true);
+/**
+ * The read units DynamoDB bills for a read call: the consumed capacity DynamoDB Local reports
+ * (it bills strongly consistent reads at twice eventual ones, as DynamoDB does: checked at every
+ * run by `consistencyProbe`), and at least the minimum of a read (1 unit strongly consistent, 0.5
+ * eventual) where it reports 0 (a Query that returns no item).
+ */
+const billed = (call: SdkCall) => (READ_OPS.has(call.operation) ? Math.max(call.capacity ?? 0, consistent(call) ? 1 : 0.5) : 0);
+/** A call on the kind's index partition (`<KIND>#IX`: the deltas and the pointer). */
+const onIndex = (call: SdkCall, kind: Listed) => {
+  const pk = `${INDEXES[kind].kind}#IX`;
+  const values = [...Object.values((call.input.ExpressionAttributeValues ?? {}) as Record<string, unknown>), (call.input.Key as { pk?: unknown } | undefined)?.pk];
+  return values.some((v) => v === pk || (v as { S?: string } | undefined)?.S === pk);
+};
+
+/** What one list request cost DynamoDB. */
+interface PageCost {
+  /** Records on the page. */
+  got: number;
+  /** Rounds of DynamoDB calls (sdk-calls.ts `rounds`: calls made together share one). */
+  rounds: number;
+  calls: number;
+  /** Read units as billed, all calls (records included). */
+  ru: number;
+  /** Read units of the calls on the kind's index partition, and the bytes they stand for (4 KB each). */
+  indexRu: number;
+  strong: number;
+  reads: number;
+  scans: number;
+  ms: number;
+}
+
+function costOf(kind: Listed, calls: SdkCall[], got: number, ms: number): PageCost {
+  const reads = calls.filter((c) => READ_OPS.has(c.operation));
+  return {
+    got,
+    rounds: rounds(calls).length,
+    calls: calls.length,
+    ru: reads.reduce((n, c) => n + billed(c), 0),
+    indexRu: reads.filter((c) => onIndex(c, kind)).reduce((n, c) => n + billed(c), 0),
+    strong: reads.filter(consistent).length,
+    reads: reads.length,
+    scans: calls.filter((c) => c.operation === 'Scan').length,
+    ms,
+  };
+}
+
+/** One list request through the gateway: its page and what it cost. */
+async function listRequest(env: BenchEnv, kind: Listed, target: string): Promise<{ page: { next: string | null; results: { id: string }[] }; cost: PageCost; calls: SdkCall[] }> {
+  env.sdk.take();
+  const { ms, value: res } = await timed(() => env.http.request('GET', target));
+  const calls = dynamo(env.sdk.take());
+  if (res.status !== 200) throw new Error(`GET ${target}: ${res.status} ${res.text.slice(0, 300)}`);
+  const page = JSON.parse(res.text) as { next: string | null; results: { id: string }[] };
+  return { page, cost: costOf(kind, calls, page.results.length, ms), calls };
+}
 
 async function run(env: BenchEnv, c: Case, ordering: string, want: string[], whole: boolean): Promise<Outcome> {
   const got: string[] = [];
-  let target: string | null = pathOf(c, ordering);
-  let requests = 0;
-  let firstCalls = 0;
-  let firstGot = 0;
-  let maxCalls = 0;
-  let itemsRead = 0;
-  let maxBytes = 0;
-  let maxCallBytes = 0;
-  let scans = 0;
-  let firstMs = 0;
-  while (target !== null && (whole || requests < PARTIAL_PAGES)) {
-    env.sdk.take();
-    const { ms, value: res } = await timed(() => env.http.request('GET', target!));
-    const calls = dynamo(env.sdk.take());
-    if (res.status !== 200) throw new Error(`GET ${target}: ${res.status} ${res.text.slice(0, 300)}`);
-    const page = JSON.parse(res.text) as { next: string | null; results: { id: string }[] };
-    if (requests === 0) {
-      firstCalls = calls.length;
-      firstGot = page.results.length;
-      firstMs = ms;
-    }
-    maxCalls = Math.max(maxCalls, calls.length);
-    requests++;
+  const pages: PageCost[] = [];
+  let target: string | null = pathOf(c, ordering, LIMIT);
+  let shortPages = 0;
+  while (target !== null && (whole || pages.length < PARTIAL_PAGES)) {
+    const { page, cost } = await listRequest(env, c.kind, target);
+    pages.push(cost);
     got.push(...page.results.map((r) => r.id));
-    itemsRead += calls.reduce((n, x) => n + (x.itemsRead ?? 0), 0);
-    maxBytes = Math.max(maxBytes, bytesOf(calls));
-    maxCallBytes = Math.max(maxCallBytes, largestCall(calls));
-    scans += calls.filter((x) => x.operation === 'Scan').length;
+    // Every page but the last is full (the last: the one without `next`).
+    if (page.next !== null && page.results.length < LIMIT) shortPages++;
     target = page.next;
   }
   // The first page again (warm), for its latency: the median of three.
-  const again: number[] = [firstMs];
-  for (let i = 0; i < 2; i++) again.push((await timed(() => env.http.request('GET', pathOf(c, ordering)))).ms);
+  const again: number[] = [pages[0]!.ms];
+  for (let i = 0; i < 2; i++) again.push((await timed(() => env.http.request('GET', pathOf(c, ordering, LIMIT)))).ms);
   env.sdk.take();
-  const correct = whole ? JSON.stringify(got) === JSON.stringify(want) : JSON.stringify(got) === JSON.stringify(want.slice(0, got.length)) && got.length > 0;
-  return {
-    c,
-    ordering,
-    m: want.length,
-    got: got.length,
-    correct,
-    whole,
-    requests,
-    target: Math.ceil(want.length / LIMIT) + 2,
-    firstCalls,
-    firstGot,
-    maxCalls,
-    itemsRead,
-    maxBytes,
-    maxCallBytes,
-    scans,
-    firstMs: median(again),
-  };
+  // Pages of 25 (what the read-unit target is of): the first three.
+  const small: SmallPage[] = [];
+  const gotSmall: string[] = [];
+  target = pathOf(c, ordering, SMALL_LIMIT);
+  for (let n = 1; target !== null && n <= SMALL_PAGES; n++) {
+    const { page, cost } = await listRequest(env, c.kind, target);
+    small.push({ ...cost, page: n });
+    gotSmall.push(...page.results.map((r) => r.id));
+    if (page.next !== null && page.results.length < SMALL_LIMIT) shortPages++;
+    target = page.next;
+  }
+  const same = (ids: string[]) => JSON.stringify(ids) === JSON.stringify(want.slice(0, ids.length));
+  const correct = (whole ? JSON.stringify(got) === JSON.stringify(want) : same(got) && got.length > 0) && same(gotSmall) && gotSmall.length === Math.min(want.length, SMALL_LIMIT * SMALL_PAGES);
+  return { c, ordering, m: want.length, got: got.length, correct, whole, requests: pages.length, target: Math.max(1, Math.ceil(want.length / LIMIT)), shortPages, pages, small, firstMs: median(again) };
 }
+
+/**
+ * A function's first request of a kind: the copy of the index the functions hold is forgotten
+ * (forgetIndexes: a new instance), so the request reads the pointer, loads the snapshot (one S3
+ * GET, not a DynamoDB call) and reads the deltas after it, then the page's records.
+ */
+async function loadRequest(env: BenchEnv, kind: Listed): Promise<LoadCost> {
+  forgetIndexes();
+  const { cost, calls } = await listRequest(env, kind, `/api/${SEGMENTS[kind]}/?limit=${SMALL_LIMIT}`);
+  const pointerRead = calls.some((c) => c.operation === 'GetItem' && onIndex(c, kind));
+  return { ...cost, kind, pointerRead };
+}
+
+/**
+ * What DynamoDB Local reports for strongly consistent and eventually consistent reads of one
+ * record (GetItem, BatchGetItem): DynamoDB bills a strongly consistent read at twice an
+ * eventual one; the read units above are taken as reported only if DynamoDB Local does too.
+ */
+async function consistencyProbe(env: BenchEnv, kind: Listed, id: string): Promise<Probe> {
+  const { pk, sk } = recordKeyOfKind(INDEXES[kind].kind, id);
+  const Key = { pk: { S: pk }, sk: { S: sk } };
+  const TableName = tableName();
+  const admin = adminClient(env.runtime.engines.dynamodb);
+  try {
+    const get = async (ConsistentRead: boolean) => capacityOf(await admin.send(new GetItemCommand({ TableName, Key, ConsistentRead, ReturnConsumedCapacity: 'TOTAL' })));
+    const batch = async (ConsistentRead: boolean) => capacityOf(await admin.send(new BatchGetItemCommand({ RequestItems: { [TableName]: { Keys: [Key], ConsistentRead } }, ReturnConsumedCapacity: 'TOTAL' })));
+    return { strong: await get(true), eventual: await get(false), batchStrong: await batch(true), batchEventual: await batch(false) };
+  } finally {
+    admin.destroy();
+  }
+}
+const capacityOf = (out: { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }) =>
+  ([] as { CapacityUnits?: number }[]).concat(out.ConsumedCapacity ?? []).reduce((n, x) => n + (x.CapacityUnits ?? 0), 0);
 
 /** Median latency of a detail GET of the kind (the unit of the first pages' latencies). */
 async function detailLatency(env: BenchEnv, kind: Listed, rows: readonly Row[]): Promise<number> {
@@ -459,8 +545,6 @@ async function detailLatency(env: BenchEnv, kind: Listed, rows: readonly Row[]):
   return median(times);
 }
 
-/** The p-th percentile (0–100) of sorted numbers. */
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * Relation lag (API.md §1.8: reverse views and embedded names may lag a write by seconds, never
@@ -487,30 +571,36 @@ export async function catalogueSection(env: BenchEnv, opts: BenchOptions): Promi
   try {
     const { cat, rows, vectors, report, reused } = await ensureCatalogue(env, opts, tableName, log);
     env.sdk.measureCapacity = true;
+    const probe = await consistencyProbe(env, 'anime', rows.anime[0]!.rec.id);
     const all = cases(cat, rows);
     const outcomes: Outcome[] = [];
+    const loads: LoadCost[] = [];
     const detail: Record<string, number> = {};
     for (const kind of LISTED) {
       detail[kind] = await detailLatency(env, kind, rows[kind]);
-      // Warm the list function.
-      await env.http.expect(200, 'GET', `/api/${SEGMENTS[kind]}/?limit=1`);
+      loads.push(await loadRequest(env, kind));
       for (const c of all.filter((x) => x.kind === kind)) {
         for (const [i, ordering] of ORDERINGS[kind].entries()) {
           const want = expected(c, rows[kind], ordering);
           const whole = i === 0 || want.length <= FULL_MAX;
           outcomes.push(await run(env, c, ordering, want, whole));
         }
-        const last = outcomes.at(-1)!;
-        console.log(`  ${kind} ${c.label}: m=${last.m}, ${last.requests} requests (${last.ordering}), first page ${last.firstCalls} calls${outcomes.slice(-ORDERINGS[kind].length).every((o) => o.correct) ? '' : ' WRONG RESULTS'}`);
+        const last = outcomes.slice(-ORDERINGS[kind].length);
+        const ru = Math.max(...last.flatMap((o) => o.small.map((p) => p.ru)));
+        console.log(`  ${kind} ${c.label}: m=${last[0]!.m}, ${last[0]!.requests} requests (${last[0]!.ordering}), pages of 25 ≤ ${ru} RU${last.every((o) => o.correct) ? '' : ' WRONG RESULTS'}`);
       }
     }
     const lag = await relationLag(env, cat);
-    return render(opts, report, reused, log, all, outcomes, detail, lag, vectors);
+    const storeBytes = statSync(join(dynamoDataDir(opts.dataDir), DYNAMO_FILE)).size;
+    return render(opts, report, reused, log, all, outcomes, loads, probe, detail, lag, vectors, storeBytes);
   } finally {
     env.sdk.measureCapacity = false;
     process.env.TABLE_NAME = previousTable;
   }
 }
+
+const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+const kbOf = (ru: number) => `${((ru * RU_BYTES) / 1024).toFixed(0)} KB`;
 
 function render(
   opts: BenchOptions,
@@ -519,77 +609,94 @@ function render(
   log: string[],
   all: Case[],
   outcomes: Outcome[],
+  loads: LoadCost[],
+  probe: Probe,
   detail: Record<string, number>,
   lag: Record<string, { p50: number; p99: number; max: number; samples: number }>,
   vectors: Record<string, number[]>,
+  storeBytes: number,
 ): SectionBody {
   const yes = (ok: boolean) => (ok ? 'ok' : '**fail**');
-  // Per kind, once: the largest index item (a spread of 100,000+ sizes would overflow the call stack).
-  const caps = new Map(Object.entries(vectors).map(([kind, sizes]) => [kind, callCap(sizes.reduce((m, x) => Math.max(m, x), 0))]));
-  const cap = (o: Outcome) => caps.get(o.c.kind) ?? callCap(0);
+  const name = (o: Outcome) => `${o.c.kind} ${o.c.label}${o.c.q !== undefined ? ` (q=${o.c.q})` : ''}, ${o.ordering}`;
+  const list = (os: Outcome[]) => (os.length === 0 ? '' : `: ${os.slice(0, 6).map(name).join('; ')}${os.length > 6 ? '; …' : ''}`);
   const generatedWrong = all.filter((c) => c.generated !== undefined && outcomes.some((o) => o.c === c && o.m !== c.generated));
-  const rows = outcomes.map((o) => {
-    const reqOk = !o.whole || o.requests <= o.target;
+  // Every warm page (both sizes); the snapshot loads are `loads`.
+  const pagesOf = (os: Outcome[]) => os.flatMap((o) => [...o.pages, ...o.small]);
+  const smallOf = (os: Outcome[]) => os.flatMap((o) => o.small);
+  const wrong = outcomes.filter((o) => !o.correct);
+  const overRequests = outcomes.filter((o) => o.whole && o.requests !== o.target);
+  const short = outcomes.filter((o) => o.shortPages > 0);
+  const overRounds = outcomes.filter((o) => pagesOf([o]).some((p) => p.rounds > MAX_ROUNDS));
+  const overIndex = outcomes.filter((o) => pagesOf([o]).some((p) => p.indexRu * RU_BYTES > MAX_INDEX_BYTES));
+  const scans = pagesOf(outcomes).reduce((n, p) => n + p.scans, 0) + loads.reduce((n, l) => n + l.scans, 0);
+  const small = smallOf(outcomes).map((p) => p.ru);
+  const ru99 = percentile(small, 99);
+  const allPages = pagesOf(outcomes);
+  const strongShare = allPages.reduce((n, p) => n + p.strong, 0) / Math.max(1, allPages.reduce((n, p) => n + p.reads, 0));
+  const ratios = outcomes.map((o) => o.firstMs / detail[o.c.kind]!);
+  const doubled = probe.strong === 2 * probe.eventual && probe.batchStrong === 2 * probe.batchEventual;
+
+  const perKind = LISTED.map((kind) => {
+    const os = outcomes.filter((o) => o.c.kind === kind);
+    const ps = pagesOf(os);
+    const ru = smallOf(os).map((p) => p.ru);
+    const ru100 = os.flatMap((o) => o.pages.map((p) => p.ru));
+    const load = loads.find((l) => l.kind === kind)!;
     return [
-      o.c.kind,
-      o.c.label,
-      [o.c.q !== undefined ? `q=${o.c.q}` : '', ...Object.entries(o.c.filters).map(([k, v]) => `${k}=${v.length > 12 ? `${v.slice(0, 8)}…` : v}`)].filter(Boolean).join(' '),
-      o.ordering,
-      int(o.m),
-      o.whole ? (o.correct ? 'ok' : `**fail** (${o.got})`) : o.correct ? `first ${o.got} ok` : '**fail**',
-      o.whole ? `${o.requests} / ${o.target} ${yes(reqOk)}` : `${o.requests} (first pages)`,
-      `${o.firstCalls} ${yes(o.firstCalls <= 3)}`,
-      `${o.firstGot} / ${Math.min(LIMIT, o.m)}`,
-      String(o.maxCalls),
-      o.got > 0 ? (o.itemsRead / o.got).toFixed(1) : `${o.itemsRead} (none returned)`,
-      `${(o.maxCallBytes / 1024).toFixed(0)} KB ${yes(o.maxCallBytes <= cap(o))} (request ${(o.maxBytes / 1024).toFixed(0)} KB)`,
-      `${o.firstMs.toFixed(1)} ms (${ratio(o.firstMs / detail[o.c.kind]!)})`,
+      kind,
+      `${os.length - os.filter((o) => !o.correct).length} / ${os.length}`,
+      `${os.filter((o) => o.whole && o.requests !== o.target).length} off (${os.filter((o) => o.whole).length} whole walks)`,
+      String(os.reduce((n, o) => n + o.shortPages, 0)),
+      `${Math.max(...ps.map((p) => p.rounds))} ${yes(Math.max(...ps.map((p) => p.rounds)) <= MAX_ROUNDS)}`,
+      `${fmt(percentile(ru, 50))} / ${fmt(percentile(ru, 99))} / ${fmt(Math.max(...ru))} ${yes(percentile(ru, 99) <= MAX_RU_25)}`,
+      `${fmt(percentile(ru100, 99))}`,
+      `${kbOf(Math.max(...ps.map((p) => p.indexRu)))} ${yes(Math.max(...ps.map((p) => p.indexRu)) * RU_BYTES <= MAX_INDEX_BYTES)}`,
+      String(ps.reduce((n, p) => n + p.scans, 0)),
+      `${load.rounds} rounds, ${fmt(load.ru)} RU (index ${kbOf(load.indexRu)}), ${load.ms.toFixed(0)} ms${load.pointerRead ? '' : ' (**not a fresh load**)'}`,
     ];
   });
-  const wrong = outcomes.filter((o) => !o.correct);
-  const overRequests = outcomes.filter((o) => o.whole && o.requests > o.target);
-  const overCalls = outcomes.filter((o) => o.firstCalls > 3);
-  /** First pages with fewer records than the query has up to the limit (allowed, §1.5; a last resort). */
-  const shortFirst = outcomes.filter((o) => o.firstGot < Math.min(LIMIT, o.m));
-  const inDefault = (o: Outcome) => o.ordering === DEFAULT_ORDERING(o.c.kind);
-  const overBytes = outcomes.filter((o) => o.maxCallBytes > cap(o));
-  const scans = outcomes.reduce((n, o) => n + o.scans, 0);
-  const name = (o: Outcome) => `${o.c.kind} ${o.c.label} (${o.ordering})`;
-  const list = (os: Outcome[]) => (os.length === 0 ? '' : `: ${os.slice(0, 6).map(name).join('; ')}${os.length > 6 ? '; …' : ''}`);
-  const ratios = outcomes.map((o) => o.firstMs / detail[o.c.kind]!);
+  const worst = outcomes
+    .flatMap((o) => o.small.map((p) => ({ o, p })))
+    .sort((x, y) => y.p.ru - x.p.ru)
+    .slice(0, 8)
+    .map(({ o, p }) => [name(o), String(p.page), `${p.got}`, fmt(p.ru), kbOf(p.indexRu), String(p.rounds)]);
+
   const budgets: BudgetCheck[] = [
-    { name: `Catalogue matrix: results equal the in-memory evaluation (${outcomes.length} query × ordering runs)`, measured: `${outcomes.length - wrong.length} equal${list(wrong)}`, limit: 'all', ok: wrong.length === 0 },
-    { name: 'Catalogue matrix: requests to collect all m matches', measured: `${overRequests.length} over${list(overRequests)}`, limit: `≤ ceil(m / ${LIMIT}) + 2`, ok: overRequests.length === 0 },
-    { name: 'Catalogue matrix: DynamoDB calls of the first page', measured: `max ${Math.max(...outcomes.map((o) => o.firstCalls))}${list(overCalls)}`, limit: '≤ 3', ok: overCalls.length === 0 },
-    { name: 'Catalogue matrix: DynamoDB calls of any later page', measured: `max ${Math.max(...outcomes.map((o) => o.maxCalls))}`, limit: '— (the index deltas\' Query with the named keys, then the records: decision O2)', ok: null },
-    {
-      name: 'Catalogue matrix: short first pages (fewer than min(limit, m) records)',
-      measured: `${shortFirst.length} of ${outcomes.length}; in the default ordering ${shortFirst.filter(inDefault).length} of ${outcomes.filter(inDefault).length}${list(shortFirst.filter(inDefault))}`,
-      limit: '— (§1.5 allows them)',
-      ok: null,
-    },
-    {
-      name: 'Catalogue matrix: bytes read per DynamoDB call (consumed capacity × 4 KB)',
-      measured: `max ${(Math.max(...outcomes.map((o) => o.maxCallBytes)) / 1024).toFixed(0)} KB${list(overBytes)}`,
-      limit: "≤ 1 MB, as DynamoDB counts a Query page: + the item that crosses it, in 4 KB units (decision 107)",
-      ok: overBytes.length === 0,
-    },
-    { name: 'Catalogue matrix: bytes read per request, all calls (the index read + the page of records)', measured: `max ${(Math.max(...outcomes.map((o) => o.maxBytes)) / 1024).toFixed(0)} KB`, limit: '— (decision 101)', ok: null },
-    ...vectorChecks(vectors),
+    { name: `Catalogue matrix: results equal the in-memory evaluation (${outcomes.length} query × ordering runs, pages of 100 and of 25)`, measured: `${outcomes.length - wrong.length} equal${list(wrong)}`, limit: 'all', ok: wrong.length === 0 },
+    { name: 'Catalogue matrix: requests to collect all m matches (whole walks, limit 100)', measured: `${overRequests.length} off${list(overRequests)}`, limit: `= max(1, ceil(m / ${LIMIT}))`, ok: overRequests.length === 0 },
+    { name: 'Catalogue matrix: short pages that are not the last (limits 100 and 25)', measured: `${short.reduce((n, o) => n + o.shortPages, 0)}${list(short)}`, limit: '0', ok: short.length === 0 },
+    { name: 'Catalogue matrix: rounds of DynamoDB calls per list page (a function\'s first request of a kind apart)', measured: `max ${Math.max(...allPages.map((p) => p.rounds))} over ${int(allPages.length)} pages${list(overRounds)}`, limit: `≤ ${MAX_ROUNDS}`, ok: overRounds.length === 0 },
+    { name: 'Catalogue matrix: read units per page of 25 (records included, as billed), p50 / p99 / max', measured: `${fmt(percentile(small, 50))} / ${fmt(ru99)} / ${fmt(Math.max(...small))} over ${int(small.length)} pages`, limit: `p99 ≤ ${MAX_RU_25}`, ok: ru99 <= MAX_RU_25 },
+    { name: 'Catalogue matrix: index data read per page beyond its records (calls on `<KIND>#IX`)', measured: `max ${kbOf(Math.max(...allPages.map((p) => p.indexRu)))}${list(overIndex)}`, limit: `≤ ${MAX_INDEX_BYTES / 1024} KB (${MAX_INDEX_BYTES / RU_BYTES} read units)`, ok: overIndex.length === 0 },
     { name: 'Catalogue matrix: Scan calls', measured: String(scans), limit: '0', ok: scans === 0 },
+    ...vectorChecks(vectors),
+    {
+      name: "A function's first request of a kind (snapshot load: pointer, S3 GET, deltas, records; limit 25)",
+      measured: loads.map((l) => `${l.kind} ${l.rounds} rounds / ${fmt(l.ru)} RU / ${l.ms.toFixed(0)} ms${l.pointerRead ? '' : ' (not a fresh load)'}`).join('; '),
+      limit: '— (reported apart; snapshot load times: decision E5)',
+      ok: loads.every((l) => l.pointerRead) ? null : false,
+    },
+    {
+      name: 'DynamoDB Local bills strongly consistent reads at 2× eventual (one record: GetItem, BatchGetItem)',
+      measured: `GetItem ${fmt(probe.strong)} / ${fmt(probe.eventual)}, BatchGetItem ${fmt(probe.batchStrong)} / ${fmt(probe.batchEventual)} RU`,
+      limit: '2× (else the read units above are not as billed)',
+      ok: doubled,
+    },
+    { name: 'Catalogue matrix: strongly consistent read calls', measured: `${(strongShare * 100).toFixed(0)} %`, limit: '—', ok: null },
     { name: 'Catalogue matrix: first page latency / detail GET (median, max)', measured: `${ratio(median(ratios))}, ${ratio(Math.max(...ratios))}`, limit: '—', ok: null },
     { name: 'Catalogue load (items/s)', measured: `${int(report.itemsPerSecond)} items/s, ${int(report.items)} items in ${report.seconds.toFixed(0)} s${reused ? ' (kept store: loaded before)' : ''}`, limit: '—', ok: null },
+    { name: 'Catalogue store: DynamoDB Local files', measured: `${(storeBytes / 1e9).toFixed(2)} GB`, limit: '—', ok: null },
   ];
   const loadTable = table(
     ['Kind', 'Records', 'Items', 'Seconds', 'Items/s'],
     [
       ...report.kinds.map((k) => [k.kind, int(k.records), int(k.items), k.seconds.toFixed(1), int(k.items / Math.max(k.seconds, 1e-3))]),
-      ['aggregates (counters, taxonomy records at their counts, list sizes)', '', int(report.aggregates.items), report.aggregates.seconds.toFixed(1), int(report.aggregates.items / Math.max(report.aggregates.seconds, 1e-3))],
+      ['aggregates (counters, taxonomy records at their counts, index snapshots)', '', int(report.aggregates.items), report.aggregates.seconds.toFixed(1), int(report.aggregates.items / Math.max(report.aggregates.seconds, 1e-3))],
       ['**total**', '', int(report.items), report.seconds.toFixed(1), int(report.itemsPerSecond)],
     ],
   );
   const body = [
-    `Catalogue \`--scale ${opts.scale}\`, seed ${opts.seed}; data dir \`${opts.dataDir}\`. ${log.join(' ')}`,
+    `Catalogue \`--scale ${opts.scale}\`, seed ${opts.seed}; data dir \`${opts.dataDir}\` (DynamoDB Local files ${(storeBytes / 1e9).toFixed(2)} GB). ${log.join(' ')}`,
     '',
     '### Load',
     '',
@@ -597,12 +704,22 @@ function render(
     '',
     '(Taxonomy kinds show no items of their own: their records are written with the aggregates, at their final counts.)',
     '',
-    '### Query matrix',
+    '### The issue\'s targets, per kind',
     '',
-    `Detail GET latency (median of 30): ${Object.entries(detail).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}.`,
+    `Detail GET latency (median of 30): ${Object.entries(detail).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}. DynamoDB Local's read units for one anime record, strongly consistent / eventual: GetItem ${fmt(probe.strong)} / ${fmt(probe.eventual)}, BatchGetItem ${fmt(probe.batchStrong)} / ${fmt(probe.batchEventual)}.`,
     '',
     ...(generatedWrong.length ? [`**The generator's count differs from the evaluation for:** ${generatedWrong.map((c) => `${c.kind} ${c.label}`).join(', ')}.`, ''] : []),
-    table(['Kind', 'Query', 'Parameters', 'Ordering', 'm', 'Results', `Requests / target`, 'First page calls (≤ 3)', 'First page records', 'Most calls of a page', 'Items read / match', 'Max read / call (≤ 1 MB)', 'First page (× detail GET)'], rows),
+    table(
+      ['Kind', 'Runs equal', `Requests = ceil(m / ${LIMIT})`, 'Short non-last pages (0)', `Rounds per page (≤ ${MAX_ROUNDS})`, `RU per page of 25, p50 / p99 / max (p99 ≤ ${MAX_RU_25})`, `RU per page of ${LIMIT}, p99`, `Index data per page, max (≤ ${MAX_INDEX_BYTES / 1024} KB)`, 'Scans', 'First request of the kind (snapshot load)'],
+      perKind,
+    ),
+    '',
+    `Worst pages of 25 by read units (page: its number in the walk):`,
+    '',
+    table(['Run', 'Page', 'Records', 'RU', 'Index data', 'Rounds'], worst),
+    ...(wrong.length || overRequests.length || short.length
+      ? ['', `Runs off target: ${[...new Set([...wrong, ...overRequests, ...short])].slice(0, 12).map((o) => `${name(o)} (m=${o.m}, ${o.requests} requests for ${o.target}, ${o.shortPages} short${o.correct ? '' : ', **wrong results**'})`).join('; ')}.`]
+      : []),
     '',
     '### Relation lag (write → visible on the other side; API.md §1.8 allows 60 s)',
     '',
@@ -610,15 +727,15 @@ function render(
   ].join('\n');
   return {
     method: [
-      `The catalogue of catalogue-data.ts (\`--scale ${opts.scale}\`, seed ${opts.seed}) is written by the bulk loader (test/bench/load-catalogue.ts: the API's own item builders, BatchWriteItem, 8 calls in flight) into its own table of the kept DynamoDB Local store (DATA_DIR); a later run with the same scale, seed and date skips the load (catalogue-manifest.json).`,
-      `Every query is requested anonymously with limit=${LIMIT} through the local gateway in each ordering of its kind (${LISTED.map((k) => `${k}: ${ORDERINGS[k].join(', ')}`).join('; ')}), following \`next\` until it is null; with more than ${int(FULL_MAX)} matches only the first ordering is collected whole, the others for ${PARTIAL_PAGES} pages.`,
-      'The ids collected are compared, in order, with an independent in-memory evaluation of the contract\'s rules (test/support/reference-list.ts) over the records the loader stored; `q` counts are also checked against the generator\'s.',
-      'DynamoDB calls, items read (a Query\'s scanned items, a batch\'s responses) and consumed capacity (ReturnConsumedCapacity added by the recorder; 1 unit = 4 KB strongly consistent) are recorded per request by the SDK middleware of sdk-calls.ts. First page latency: median of three requests, divided by the median detail GET of the kind.',
+      `The catalogue of catalogue-data.ts (\`--scale ${opts.scale}\`, seed ${opts.seed}) is written by the bulk loader (test/bench/load-catalogue.ts: the API's own item builders, BatchWriteItem, 8 calls in flight, and each kind's first index snapshot) into its own table of the kept DynamoDB Local store (DATA_DIR); a later run with the same scale, seed and date skips the load (catalogue-manifest.json).`,
+      `Every query is requested anonymously through the local gateway in each ordering of its kind (${LISTED.map((k) => `${k}: ${ORDERINGS[k].join(', ')}`).join('; ')}): with limit=${LIMIT}, following \`next\` until it is null (with more than ${int(FULL_MAX)} matches only the first ordering whole, the others for ${PARTIAL_PAGES} pages), then with limit=${SMALL_LIMIT} for its first ${SMALL_PAGES} pages. The ids collected are compared, in order, with an independent in-memory evaluation of the contract's rules (test/support/reference-list.ts) over the records the loader stored; \`q\` counts also with the generator's.`,
+      `Per request, the DynamoDB calls the functions make are recorded by the SDK middleware of sdk-calls.ts with ReturnConsumedCapacity: rounds (\`rounds()\`: calls that overlap share one), read units as DynamoDB bills them (the consumed capacity, which DynamoDB Local reports at twice the eventual figure for strongly consistent reads — checked at every run on one record; an empty read counted at its minimum, 1 unit strongly consistent), and the units of the calls on the kind's index partition (\`<KIND>#IX\`: the pointer and deltas) × 4 KB as its index data. Before each kind's matrix the functions' copy of the index is forgotten (a new instance): that first request, which loads the snapshot, is reported apart and left out of the per-page figures.`,
+      'Evaluation CPU, snapshot size, load time and memory are decision E5\'s (test/bench/snapshot.ts), not measured here. First page latency: median of three requests, divided by the median detail GET of the kind.',
     ],
     body,
     budgets,
     summary: [
-      `catalogue: ${outcomes.length} runs; ${wrong.length} wrong, ${overRequests.length} over the request target, ${overCalls.length} over 3 calls, ${overBytes.length} over a Query page, ${scans} scans, ${shortFirst.length} short first pages; load ${int(report.itemsPerSecond)} items/s${reused ? ' (reused)' : ''}`,
+      `catalogue: ${outcomes.length} runs; ${wrong.length} wrong, ${overRequests.length} off ceil(m/${LIMIT}), ${short.reduce((n, o) => n + o.shortPages, 0)} short non-last pages, rounds max ${Math.max(...allPages.map((p) => p.rounds))}, RU per page of 25 p99 ${fmt(ru99)} (max ${fmt(Math.max(...small))}), index data max ${kbOf(Math.max(...allPages.map((p) => p.indexRu)))}, ${scans} scans; load ${int(report.itemsPerSecond)} items/s${reused ? ' (reused)' : ''}, store ${(storeBytes / 1e9).toFixed(2)} GB`,
     ],
   };
 }
