@@ -124,20 +124,46 @@ async function attempt(service: AwsService, request: AwsRequest): Promise<AwsRes
   return { status: response.statusCode, headers: response.headers, body };
 }
 
+/** What one call sent and got (its last attempt): the status (0 on a network error) and the bytes of both bodies. */
+export interface AwsCallRecord {
+  service: AwsService;
+  method: AwsRequest['method'];
+  path: string;
+  status: number;
+  attempts: number;
+  /** When the call started (performance.now(), ms). */
+  startedAt: number;
+  bytesSent: number;
+  bytesReceived: number;
+}
+
+/** Called once per call when it ends, succeeded or not (the bench counts the S3 calls and their bytes). */
+export const awsCalls: { listener?: (call: AwsCallRecord) => void } = {};
+
 /**
  * Sends the request (signed anew for each attempt); `errorCode` reads the service's error code
  * from a failure's body. Resolves to a 2xx response; throws an AwsError for any other.
  */
 export async function awsRequest(service: AwsService, request: AwsRequest, errorCode: (body: string) => string | undefined): Promise<AwsResponse> {
+  const startedAt = performance.now();
+  const ended = (n: number, status: number, received: number) =>
+    awsCalls.listener?.({ service, method: request.method, path: request.path, status, attempts: n, startedAt, bytesSent: request.body === undefined ? 0 : Buffer.byteLength(request.body), bytesReceived: received });
   for (let n = 1; ; n++) {
+    let response: AwsResponse | undefined;
     try {
-      const response = await attempt(service, request);
-      if (response.status >= 200 && response.status < 300) return response;
+      response = await attempt(service, request);
+      if (response.status >= 200 && response.status < 300) {
+        ended(n, response.status, response.body.length);
+        return response;
+      }
       const text = response.body.toString('utf8');
       const code = errorCode(text) ?? (response.status >= 500 ? 'ServiceUnavailable' : `Http${response.status}`);
       throw new AwsError(code, `${service} answered ${response.status} ${code}`, response.status);
     } catch (err) {
-      if (n >= MAX_ATTEMPTS || !(isUnavailable(err) || TRANSIENT.has((err as Error).name))) throw err;
+      if (n >= MAX_ATTEMPTS || !(isUnavailable(err) || TRANSIENT.has((err as Error).name))) {
+        ended(n, response?.status ?? 0, response?.body.length ?? 0);
+        throw err;
+      }
       await new Promise((r) => setTimeout(r, 50 * 2 ** n * (0.5 + Math.random())));
     }
   }

@@ -24,8 +24,13 @@ export const PRICES = {
   transferOutPerGb: 0.09,
   /** SES: per 1,000 e-mails. */
   sesPer1000: 0.1,
-  /** S3 Standard: PUT per 1,000 requests, storage per GB-month. */
+  /**
+   * S3 Standard: PUT (and COPY, POST, LIST) per 1,000 requests, GET (and SELECT and the rest) per
+   * 1,000 requests, storage per GB-month. DELETE requests are free, and so is the transfer to a
+   * function in the same region.
+   */
   s3PutPer1000: 0.005,
+  s3GetPer1000: 0.0004,
   s3StorageGbMonth: 0.023,
   /** Secrets Manager: per secret-month and per 10,000 API calls. */
   secretMonth: 0.4,

@@ -2,15 +2,18 @@
  * Counts the AWS calls the functions make: DynamoDB's by adding a middleware to the shared
  * document client (shared/db/sdk.ts), at the start of the `initialize` step, so it sees each
  * logical call once (retries are counted apart, from the response metadata) with its input as
- * the caller wrote it; Secrets Manager's through the listener of shared/secrets.ts.
+ * the caller wrote it; Secrets Manager's through the listener of shared/secrets.ts; S3's (the
+ * pictures and the in-memory index's objects) through the listener of shared/aws-request.ts,
+ * with the bytes of their bodies.
  */
 import { runningFunction } from '../../infra/local/functions.js';
+import { awsCalls } from '../../shared/aws-request.js';
 import { db } from '../../shared/db/sdk.js';
 import { secretReads } from '../../shared/secrets.js';
 
 export interface SdkCall {
-  service: 'dynamodb' | 'secrets';
-  /** Operation name, e.g. `GetItem`, `TransactWriteItems`. */
+  service: 'dynamodb' | 'secrets' | 's3';
+  /** Operation name, e.g. `GetItem`, `TransactWriteItems`; S3's `GetObject`, `PutObject`, `DeleteObject`. */
   operation: string;
   input: Record<string, unknown>;
   /** Extra attempts made by the SDK's retry strategy. */
@@ -21,6 +24,8 @@ export interface SdkCall {
   capacity?: number;
   /** Write capacity units the call consumed (writes, only while `measureCapacity` is on). */
   writeCapacity?: number;
+  /** S3: the object's key (its path, the bucket first locally), the status, and the bytes sent and received. */
+  s3?: { path: string; status: number; bytesSent: number; bytesReceived: number };
   /** The function that made it (its name, e.g. `persons.voices`, `stream.relations`), when the local runtime ran one. */
   fn?: string;
   /** When the call started and ended (performance.now(), ms): calls that overlap ran in parallel. */
@@ -127,6 +132,12 @@ export function instrumentSdk(): SdkCallRecorder {
     secretReads.listener = (id) => {
       const at = performance.now();
       r.record({ service: 'secrets', operation: 'GetSecretValue', input: { SecretId: id }, retries: 0, startedAt: at, endedAt: at });
+    };
+    awsCalls.listener = (c) => {
+      if (c.service !== 's3') return;
+      const fn = runningFunction.getStore();
+      const operation = `${c.method === 'GET' ? 'Get' : c.method === 'PUT' ? 'Put' : c.method === 'DELETE' ? 'Delete' : c.method}Object`;
+      r.record({ service: 's3', operation, input: {}, retries: c.attempts - 1, s3: { path: c.path, status: c.status, bytesSent: c.bytesSent, bytesReceived: c.bytesReceived }, ...(fn === undefined ? {} : { fn }), startedAt: c.startedAt, endedAt: performance.now() });
     };
   }
   return recorder;

@@ -8,6 +8,7 @@
  */
 import { createServer } from 'node:net';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { awsCalls, type AwsCallRecord } from '../../shared/aws-request.js';
 import { isUnavailable } from '../../shared/db/errors.js';
 import { deleteIndexObjects, getIndexObject, IndexObjectExists, indexObjectKey, indexVersionName, putIndexObject } from '../../shared/storage/index-objects.js';
 import { UNAVAILABLE_FAILURES, useS3Endpoint } from '../support/s3-endpoint.js';
@@ -129,6 +130,30 @@ describe('failures', () => {
     s3.fail({ status: 503, code: 'SlowDown' });
     await expect(getIndexObject(KEY)).resolves.toEqual(new Uint8Array(0));
     expect(s3.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
+  });
+
+  it('each call is reported once when it ends (what the bench counts): its method, path, status, attempts and bytes', async () => {
+    const seen: AwsCallRecord[] = [];
+    awsCalls.listener = (c) => seen.push(c);
+    try {
+      await putIndexObject(KEY, new Uint8Array(4));
+      s3.fail({ status: 503, code: 'SlowDown' });
+      await getIndexObject(KEY);
+      s3.fail({ status: 404, code: 'NoSuchKey' });
+      await getIndexObject(KEY);
+      s3.fail({ status: 403, code: 'AccessDenied' });
+      await deleteIndexObjects([KEY]).catch(() => undefined);
+    } finally {
+      delete awsCalls.listener;
+    }
+    const path = `/unit-test-index/${KEY}`;
+    expect(seen.map(({ startedAt: _, ...c }) => c)).toEqual([
+      { service: 's3', method: 'PUT', path, status: 200, attempts: 1, bytesSent: 4, bytesReceived: 0 },
+      { service: 's3', method: 'GET', path, status: 200, attempts: 2, bytesSent: 0, bytesReceived: 0 },
+      { service: 's3', method: 'GET', path, status: 404, attempts: 1, bytesSent: 0, bytesReceived: expect.any(Number) as number },
+      { service: 's3', method: 'DELETE', path, status: 403, attempts: 1, bytesSent: 0, bytesReceived: expect.any(Number) as number },
+    ]);
+    expect(seen.every((c) => c.startedAt <= performance.now())).toBe(true);
   });
 
   it('other errors (access denied, a missing bucket) are faults, not outages', async () => {
