@@ -66,19 +66,33 @@ async function load<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
   }
 }
 
+/**
+ * Loads of a copy under way, by table and kind: requests that need a kind the function does not
+ * hold yet share one load (home's season pages and its popular recommendations, at a cold start),
+ * then each brings it up to date as a warm request does — a load begun before the request may
+ * have read the deltas before a write that returned since.
+ */
+const loading = new Map<string, Promise<Held>>();
+
 /** The kind's index as of now: the held copy brought up to date (see above). */
 async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
   const key = heldKey(def.kind);
-  const h = held.get(key);
+  let h = held.get(key);
   if (!h) {
-    const fresh = await load(def);
-    held.set(key, fresh);
-    return fresh;
+    const under = loading.get(key);
+    if (!under) {
+      const started = load(def)
+        .then((fresh) => (held.set(key, fresh), fresh))
+        .finally(() => loading.delete(key));
+      loading.set(key, started);
+      return started;
+    }
+    h = await under;
   }
   const { deltas, pointer } = await readDeltas(def.kind, h.after);
   // Another request of this function may have refreshed the copy meanwhile (requests run at once
   // locally): only numbers after what it holds now are new, so the deltas stay in order, each once.
-  const now = held.get(key)!;
+  const now = held.get(key) ?? h;
   const fresh = deltas.filter((d) => d.seq > now.after);
   if ((pointer?.version ?? 0) !== (now.pointer?.version ?? 0)) {
     if ((pointer?.version ?? 0) < (now.pointer?.version ?? 0)) return now;

@@ -23,6 +23,7 @@ import { compactIndex, loadVectors, RebuildRaced } from '../../shared/domain/ind
 import { forgetIndexes, indexPage } from '../../shared/domain/index-reader.js';
 import { indexesToRebuild, rebuildIndexes } from '../../shared/domain/index-rebuild.js';
 import { deleteIndexObjects } from '../../shared/storage/index-objects.js';
+import { awsCalls, type AwsCallRecord } from '../../shared/aws-request.js';
 import { evaluate } from '../../shared/search/evaluate.js';
 import { unpackSnapshot } from '../../shared/search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../../shared/storage/index-objects.js';
@@ -226,5 +227,21 @@ describe('index compaction', () => {
     const { vectors } = await readerView();
     expect(listed.count).toBe(vectors.size);
     expect(await indexesToRebuild()).not.toContain('ANIME');
+  });
+
+  it('requests that need a kind the function does not hold yet share one load of its snapshot, then each reads the deltas since', async () => {
+    const auth = (await server.user('contributor')).auth;
+    await createAnimes(auth, 2, 'Shared load');
+    await compactIndex(animeIndex);
+    forgetIndexes();
+    const calls: AwsCallRecord[] = [];
+    awsCalls.listener = (c) => calls.push(c);
+    try {
+      const [a, b] = await Promise.all([indexPage(animeIndex, query({ limit: 1_000 })), indexPage(animeIndex, query({ limit: 1_000, descending: true }))]);
+      expect(a.count).toBe(b.count);
+      expect(calls.filter((c) => c.method === 'GET' && c.path.includes('/snapshot'))).toHaveLength(1);
+    } finally {
+      delete awsCalls.listener;
+    }
   });
 });
