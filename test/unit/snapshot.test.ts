@@ -22,6 +22,7 @@ import { entryRows, evaluate, prepareDeltas, type Delta } from '../../shared/sea
 import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
 import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
 import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
+import { asVersion1 } from '../support/previous-store.js';
 import { referenceList } from '../support/reference-list.js';
 import { animeArb, FILTERS, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
 
@@ -249,6 +250,8 @@ describe("a snapshot's entries and the snapshots without them", () => {
     expect(evaluate(animeIndex, old, q)).toEqual(evaluate(animeIndex, buildSnapshot(animeIndex, vectors), q));
     // Built from vectors that may lack their entries (a compaction over an older vectors object), it says so when unpacked.
     expect(unpackSnapshot(animeIndex, packSnapshot(now)).entries).toBeNull();
+    // What the migration's test publishes as version 3's snapshot (test/support/previous-store.ts) is the previous code's bytes.
+    expect(Buffer.from(asVersion1(encodeSnapshot(now))).equals(gunzipSync(Buffer.from(VERSION_1, 'base64')))).toBe(true);
   });
 });
 
