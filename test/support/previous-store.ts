@@ -270,12 +270,21 @@ export async function toVersion3(): Promise<void> {
       puts.push({ ...item, v });
     }
   }
-  const pointer = (await readPointer(animeIndex.kind))!;
-  const vectors = [...(await loadVectors(animeIndex.kind, pointer)).values()].map(({ e: _e, ...v }) => v);
-  const name = indexVersionName(pointer.version);
+  await writeItems(puts);
+  await animeIndexAsVersion3();
+}
+
+/**
+ * Replaces the objects of the anime index's current snapshot by those version 3 wrote for the
+ * same vectors — a snapshot of format version 1 and a vectors object, without entries —, under a
+ * new name that the pointer (its version and number unchanged) then names.
+ */
+export async function animeIndexAsVersion3(): Promise<void> {
   const def = animeIndex as unknown as IndexDef<BaseRecord>;
+  const pointer = (await readPointer(def.kind))!;
+  const vectors = [...(await loadVectors(def.kind, pointer)).values()].map(({ e: _e, ...v }) => v);
+  const name = indexVersionName(pointer.version);
   await putIndexObject(indexObjectKey(def.kind, name, 'snapshot'), new Uint8Array(gzipSync(asVersion1(encodeSnapshot(buildSnapshot(def, vectors, false))))));
   await putIndexObject(indexObjectKey(def.kind, name, 'vectors'), encodeVectors({ kind: def.kind, seq: pointer.seq, vectors }));
-  puts.push({ ...pointerKey(def.kind), ...pointer, name });
-  await writeItems(puts);
+  await writeItems([{ ...pointerKey(def.kind), ...pointer, name }]);
 }
