@@ -1,12 +1,12 @@
 /**
  * Animes (API.md §3.3): a title entity (titles.ts) with a unique name, the search and filter
  * index of `GET /api/animes/` (catalogue-index.ts) with the lists of the seasons (§4.16: a
- * `year_season` posting list each) and of the schedule (§4.15: the `schedule` digest of the
- * airing animes), and the written arrays kept in chunks.
+ * `year_season` posting list each) and of the schedule (§4.15: the airing animes' entries, which
+ * their vectors carry), and the written arrays kept in chunks.
  */
 import { AnimeListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
-import type { IndexDef } from './catalogue-index.js';
+import type { EntryRow, IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
 import { textPart } from './sort-keys.js';
 import { descendingCount, RANKED_FIELDS, rankedOrderings, scoreNumber, type TitleDef } from './titles.js';
@@ -68,7 +68,7 @@ export const yearSeason = (year: number, season: string) => `${year}-${season}`;
 /** The season of §5.2 an anime belongs to (none without `aired_from`). */
 const seasonsOf = (r: AnimeRecord) => (r.year === null ? [] : [yearSeason(r.year, r.season!)]);
 
-/** The schedule's entry of an anime (API.md §4.15): what ordering and §5.3 need; airing animes only. */
+/** The schedule's entry of an airing anime (API.md §4.15): what ordering and §5.3 need. */
 export interface ScheduleEntry {
   id: string;
   name: string;
@@ -80,10 +80,20 @@ export interface ScheduleEntry {
   episodes: number | null;
 }
 
-const scheduleEntry = (r: AnimeRecord): ScheduleEntry | null =>
-  r.status !== 'airing'
-    ? null
-    : { id: r.id, name: r.name, score: r.score, status: r.status, broadcast: r.broadcast, aired_from: r.aired_from, aired_to: r.aired_to, episodes: r.episodes };
+/**
+ * What an airing anime's vector carries for the schedule (IndexDef.entry): the part of its
+ * ScheduleEntry the vector lacks. The rest is the vector's — `id`, `name` and `aired_from` (the
+ * orderings' values), `score` (the range number), `status` (airing: the only animes with one) —
+ * so each number has one place, which a rankings run's patch of the vectors updates too.
+ */
+type ScheduleExtra = Pick<ScheduleEntry, 'broadcast' | 'aired_to' | 'episodes'>;
+const scheduleExtra = (r: AnimeRecord): ScheduleExtra | null => (r.status !== 'airing' ? null : { broadcast: r.broadcast, aired_to: r.aired_to, episodes: r.episodes });
+
+/** An airing anime's schedule entry from what its index gives (index-reader.ts indexEntries). */
+export function scheduleEntryOf(row: EntryRow): ScheduleEntry {
+  const e = row.e as unknown as ScheduleExtra;
+  return { id: row.id, name: String(row.o.name), score: row.x.score ?? null, status: 'airing', broadcast: e.broadcast, aired_from: (row.o.aired_from as string | null | undefined) ?? null, aired_to: e.aired_to, episodes: e.episodes };
+}
 
 export const animeEntity: EntityDef<AnimeRecord> = {
   kind: 'ANIME',
@@ -118,8 +128,8 @@ export const animeIndex: IndexDef<AnimeRecord> = {
   numbers: { score: scoreNumber() },
   ranked: RANKED_FIELDS,
   searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
-  // GET /api/schedules/: the airing animes, read whole.
-  digests: { schedule: scheduleEntry },
+  // GET /api/schedules/: the airing animes, read whole from the index.
+  entry: scheduleExtra,
 };
 
 export const animeTitle: TitleDef<AnimeRecord> = { entity: animeEntity, index: animeIndex, relations: ANIME_RELATIONS, listStatuses: AnimeListStatus, random: true };

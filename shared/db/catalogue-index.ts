@@ -1,19 +1,17 @@
 /**
  * What the titles' lists evaluate (API.md §1.5, §1.6; docs/data-model.md "The titles' in-memory
  * index"): each indexed kind's definition (IndexDef: orderings, filters, range numbers, search
- * fields, digests) and a record's **vector** — `id`, `o` (each ordering's raw value), `f` (each
- * filter's values, as a list), `x` (numbers compared by range filters) and `sw` (search text,
- * text.ts) — what evaluating any filter, `q` and ordering needs, never the record itself. The
- * in-memory index holds the vectors (shared/search; shared/domain/index-reader.ts); the brute
- * force here (vectorPage) is what its evaluation equals, and what the per-user lists use.
- *
- * Digests are the one index of records kept as items: `K#D#<digest>` / `<id>`, written with the
- * record (digestChange) and read whole (readDigest): the schedule of the airing animes.
+ * fields, entries) and a record's **vector** — `id`, `o` (each ordering's raw value), `f` (each
+ * filter's values, as a list), `x` (numbers compared by range filters), `sw` (search text,
+ * text.ts) and `e` (its entry, when the kind has them and the record one) — what evaluating any
+ * filter, `q` and ordering needs, and what a list read whole shows of a record (the schedule's
+ * airing animes), never the record itself. The in-memory index holds the vectors (shared/search;
+ * shared/domain/index-reader.ts); the brute force here (vectorPage) is what its evaluation
+ * equals, and what the per-user lists use.
  */
 import type { Cursor } from './sort-keys.js';
 import { canonicalJson } from '../json.js';
 import { matchesTerms, searchText } from '../text.js';
-import { queryAll, type Item, type ItemKey } from './batch.js';
 import type { BaseRecord, Ordering } from './records.js';
 import { compareCodePoints, sortKey, type OrderValue } from './sort-keys.js';
 
@@ -36,20 +34,31 @@ export interface IndexDef<R extends BaseRecord> {
   /** Texts searched by `q`. */
   searchFields: (r: R) => string[];
   /**
-   * Digests: lists that are read whole, each one partition (`K#D#<digest>`) holding a compact
-   * entry per record that belongs to it (sort key: the record's id) with what the list needs of
-   * the record, kept in the record's own write (titles.ts titleWrite), so a digest is current
-   * when the write returns. A digest gives the attributes of the record's entry, or `null` when
-   * the record is not in it (the schedule's entry of an airing anime, API.md §4.15).
-   */
-  digests?: Record<string, (r: R) => object | null>;
-  /**
    * The values of the vector that derive from the rankings job's numbers (`score`, `scored_by`,
    * `members`, `favorites`), which the job publishes through the compactor's patch instead of
    * deltas (shared/domain/rankings.ts; docs/decisions.md O13): every value a change of those
    * numbers can change, and nothing else (test/unit/ranked-fields.test.ts).
    */
   ranked?: VectorFields;
+  /**
+   * The record's entry in the kind's list that is read whole (the schedule of the airing animes,
+   * API.md §4.15), or `null` when it is not in it: what that list needs of the record beyond the
+   * vector's other values (keep it small — the vector has the orderings' values and the range
+   * numbers). The vector carries it (`e`), so the snapshot and the deltas do, and a write shows
+   * in the list when it returns (docs/decisions.md O15).
+   */
+  entry?: (r: R) => Entry | null;
+}
+
+/** A record's entry (IndexDef.entry): plain JSON values. */
+export type Entry = Record<string, unknown>;
+
+/** What the index gives of a record that has an entry: its id, its orderings' stored values, its range numbers and the entry. */
+export interface EntryRow {
+  id: string;
+  o: Vector['o'];
+  x: Vector['x'];
+  e: Entry;
 }
 
 /** An ascending-only ordering whose value derives from the vector's stored values (IndexDef.derived). */
@@ -83,6 +92,8 @@ export interface Vector {
   f: Record<string, string[]>;
   x: Record<string, number | null>;
   sw: string;
+  /** The record's entry (IndexDef.entry); absent when it has none. */
+  e?: Entry;
 }
 
 /** Names of some values of a vector: entries of its `o` and of its `x`. */
@@ -104,12 +115,14 @@ export function sameBut(a: Vector, b: Vector, fields: VectorFields): boolean {
 const without = <T>(values: Record<string, T>, keys: readonly string[]) => Object.fromEntries(Object.entries(values).filter(([k]) => !keys.includes(k)));
 
 export function vectorOf<R extends BaseRecord>(def: IndexDef<R>, r: R): Vector {
+  const e = def.entry?.(r) ?? null;
   return {
     id: r.id,
     o: Object.fromEntries(Object.entries(def.orderings).map(([name, o]) => [name, o.value(r)])),
     f: Object.fromEntries(Object.entries(def.filters).map(([name, values]) => [name, [...values(r)]])),
     x: Object.fromEntries(Object.entries(def.numbers ?? {}).map(([name, n]) => [name, n.value(r)])),
     sw: searchText(def.searchFields(r)),
+    ...(e ? { e } : {}),
   };
 }
 
@@ -174,41 +187,3 @@ export function vectorPage<R extends BaseRecord>(def: IndexDef<R>, vectors: read
   const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
   return { entries: kept, next, previous, matched: sorted.length };
 }
-
-type AnyIndex = IndexDef<BaseRecord>;
-const any = <R extends BaseRecord>(def: IndexDef<R>) => def as unknown as AnyIndex;
-const digestPk = (def: AnyIndex, digest: string) => `${def.kind}#D#${digest}`;
-
-export interface IndexChange {
-  puts: Item[];
-  deletes: ItemKey[];
-}
-
-/**
- * What moves in the index's digests when a record changes from `before` to `after` (`null`:
- * created or deleted): the one part of this index a title write still keeps, beside its delta
- * of the in-memory index (titles.ts titleWrite; the schedule's digest, API.md §4.15).
- */
-export function digestChange<R extends BaseRecord>(def: IndexDef<R>, before: R | null, after: R | null): IndexChange {
-  const d = any(def);
-  const entries = (r: R | null) => {
-    const out = new Map<string, Item>();
-    for (const [name, digest] of Object.entries(def.digests ?? {})) {
-      const entry = r ? digest(r) : null;
-      if (entry) out.set(`${digestPk(d, name)}\u0000${r!.id}`, { pk: digestPk(d, name), sk: r!.id, ...entry });
-    }
-    return out;
-  };
-  const old = entries(before);
-  const now = entries(after);
-  const puts = [...now].filter(([key, item]) => JSON.stringify(old.get(key)) !== JSON.stringify(item)).map(([, item]) => item);
-  const deletes = [...old].filter(([key]) => !now.has(key)).map(([, item]) => ({ pk: String(item.pk), sk: String(item.sk) }));
-  return { puts, deletes };
-}
-
-/** Every entry of a digest (IndexDef.digests), read whole: one Query per MB of entries. */
-export async function readDigest<R extends BaseRecord>(def: IndexDef<R>, digest: string): Promise<Item[]> {
-  if (!Object.hasOwn(def.digests ?? {}, digest)) throw new Error(`unknown digest ${digest} of ${def.kind}`);
-  return queryAll(digestPk(any(def), digest));
-}
-

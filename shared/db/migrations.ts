@@ -20,13 +20,13 @@
  * they may Scan (scanTable), which no request path does (DESIGN.md §4).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Item, ItemKey } from './batch.js';
+import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { db } from './sdk.js';
 
 /** The format this code reads and writes. Raised by every step added to shared/domain/migrations.ts. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The version of a store that holds data but no version item: written before versions were recorded (before issue 18). */
 export const UNRECORDED_VERSION = 1;
@@ -272,4 +272,18 @@ export async function putCountIfUnchanged(key: ItemKey, read: Item | null, want:
     if (isConditionalCheckFailed(err)) return 'changed';
     throw err;
   }
+}
+
+/**
+ * The partition of the schedule's digest, which schema versions 1–3 kept beside the titles'
+ * index (one item per airing anime, `ANIME#D#schedule` / `<id>`, written by every anime write):
+ * version 4 serves the schedule from the anime index's vectors and deletes it (docs/decisions.md O15).
+ */
+export const SCHEDULE_DIGEST_PK = 'ANIME#D#schedule';
+
+/** Deletes every item of a partition (a few thousand at most: one Query per MB); how many there were. */
+export async function deletePartition(pk: string): Promise<number> {
+  const keys = (await queryAll(pk)).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
+  await writeItems([], keys);
+  return keys.length;
 }

@@ -8,7 +8,6 @@
  *   chunk          pk = K#<id>                 sk = C#<relation>#<n>  { entries }   written arrays (cast, staff, videos, pictures)
  *   journal        pk = K#<id>                 sk = J#<rev>#<n>       { ops }       staged.ts
  *   index delta    pk = K#IX                   sk = D#<n>     { id, v }              index-deltas.ts (the in-memory index)
- *   digest entry   pk = K#D#<digest>           sk = <id>      (the schedule)         catalogue-index.ts
  *
  * A record and its chunks share a partition, so an update reads everything it replaces with
  * one Query. Chunks hold the arrays a write sets in position order, cut at CHUNK_BYTES so that
@@ -25,7 +24,7 @@
  */
 import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
-import { digestChange, vectorOf, type IndexDef, type RangeNumber, type VectorFields } from './catalogue-index.js';
+import { vectorOf, type IndexDef, type RangeNumber, type VectorFields } from './catalogue-index.js';
 import { deltaPlan } from './index-deltas.js';
 import { canonicalJson } from '../json.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
@@ -241,9 +240,9 @@ export function changesIndex<R extends BaseRecord>(def: TitleDef<R>, before: R |
 }
 
 /**
- * The plans of a title write: `main` (record, claim, counter, chunks that change, link counts —
- * everything whose conditions must hold together) and `rest` (index entries, the exact counts of
- * the index's counted filters and chunk deletions, unconditional). `before` is the stored title (null: a creation); `after` null: a deletion.
+ * The plans of a title write: `main` (record, claim, counter, chunks that change, gained link
+ * counts, its index delta — everything whose conditions must hold together) and `rest` (the
+ * counts of the links it drops and chunk deletions, unconditional). `before` is the stored title (null: a creation); `after` null: a deletion.
  */
 export function titleWrite<R extends BaseRecord>(
   def: TitleDef<R>,
@@ -298,11 +297,6 @@ export function titleWrite<R extends BaseRecord>(
   if (change.deltaHead !== undefined && changesIndex(def, before?.record ?? null, after)) {
     mainEntries.push(deltaPlan(entity.kind, change.deltaHead, id, after ? vectorOf(def.index, after) : null));
   }
-  // The digests (the schedule's airing animes) move with the write; lists and search read the delta.
-  const digests = digestChange(def.index, before?.record ?? null, after);
-  for (const key of digests.deletes) restItems.push(del(key));
-  for (const item of digests.puts) restItems.push(put(item));
-  while (restMeanings.length < restItems.length) restMeanings.push(null);
   return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
 }
 

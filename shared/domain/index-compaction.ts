@@ -45,6 +45,12 @@ interface VectorsFile {
   kind: string;
   seq: number;
   vectors: Vector[];
+  /**
+   * Whether the vectors carry their entries (IndexDef.entry, `e`): true in every object this code
+   * writes from vectors that do. Absent in the objects written before schema version 4
+   * (decision O15), and in those compacted from them: their snapshots' entries are not known.
+   */
+  entries?: boolean;
 }
 
 /** New numbers for records (the rankings job): each replaces those values of the record's vector. */
@@ -73,19 +79,28 @@ export class MissingVectors extends Error {
   }
 }
 
-/** The vectors a pointer's snapshot holds (an empty kind without one), by id. */
-export async function loadVectors(kind: string, pointer: IndexPointer | null): Promise<Map<string, Vector>> {
-  if (!pointer) return new Map();
+/** The vectors a pointer's snapshot holds (an empty kind without one), by id, and whether they carry their entries. */
+async function readVectors(kind: string, pointer: IndexPointer | null): Promise<{ vectors: Map<string, Vector>; entries: boolean }> {
+  if (!pointer) return { vectors: new Map(), entries: true };
   const gz = await getIndexObject(indexObjectKey(kind, pointer.name, 'vectors'));
   if (!gz) throw new MissingVectors(kind, pointer);
-  return new Map(decodeVectors(gz).vectors.map((v) => [v.id, v]));
+  const file = decodeVectors(gz);
+  return { vectors: new Map(file.vectors.map((v) => [v.id, v])), entries: file.entries === true };
 }
 
-/** Whether the pointer's vectors with the deltas after it are exactly `vectors` (false when its objects are gone). */
-async function sameAsCurrent(kind: string, pointer: IndexPointer, vectors: ReadonlyMap<string, Vector>): Promise<boolean> {
+/** The vectors a pointer's snapshot holds (an empty kind without one), by id. */
+export async function loadVectors(kind: string, pointer: IndexPointer | null): Promise<Map<string, Vector>> {
+  return (await readVectors(kind, pointer)).vectors;
+}
+
+/** Whether the pointer's vectors with the deltas after it are exactly `vectors`, entries known (false when its objects are gone). */
+async function sameAsCurrent<R extends BaseRecord>(def: IndexDef<R>, pointer: IndexPointer, vectors: ReadonlyMap<string, Vector>): Promise<boolean> {
+  const kind = def.kind;
   let current: Map<string, Vector>;
   try {
-    current = await loadVectors(kind, pointer);
+    const file = await readVectors(kind, pointer);
+    if (def.entry && !file.entries) return false;
+    current = file.vectors;
   } catch (err) {
     if (err instanceof MissingVectors) return false;
     throw err;
@@ -138,7 +153,8 @@ export async function compactIndex<R extends BaseRecord>(
   const nothing: Compaction = { kind, version: null, records: 0, folded: 0, snapshotBytes: 0, vectorsBytes: 0, ms: 0 };
   const first = !pointer && (opts.always || opts.base !== undefined);
   if (deltas.length === 0 && !opts.patch && !first && !fromBase) return { ...nothing, ms: Date.now() - started };
-  const vectors = fromBase || !pointer ? new Map((opts.base ?? []).map((v) => [v.id, v])) : await loadVectors(kind, pointer);
+  // Vectors read from the records carry their entries; those of an older vectors object may not (O15).
+  const { vectors, entries } = fromBase || !pointer ? { vectors: new Map((opts.base ?? []).map((v) => [v.id, v])), entries: true } : await readVectors(kind, pointer);
   for (const d of deltas) {
     if (d.vector) vectors.set(d.id, d.vector);
     else vectors.delete(d.id);
@@ -148,11 +164,11 @@ export async function compactIndex<R extends BaseRecord>(
     if (v) vectors.set(id, { ...v, o: { ...v.o, ...p.o }, x: { ...v.x, ...p.x } });
   }
   // A rebuild that gives what the current snapshot and its deltas hold writes nothing (a second run of a migration).
-  if (fromBase && pointer && !opts.patch && (await sameAsCurrent(kind, pointer, vectors))) return { ...nothing, ms: Date.now() - started };
+  if (fromBase && pointer && !opts.patch && (await sameAsCurrent(def, pointer, vectors))) return { ...nothing, ms: Date.now() - started };
   const seq = deltas.at(-1)?.seq ?? pointer?.seq ?? 0;
   const all = [...vectors.values()];
-  const snapshot = packSnapshot(buildSnapshot(def, all));
-  const file = encodeVectors({ kind, seq, vectors: all });
+  const snapshot = packSnapshot(buildSnapshot(def, all, entries));
+  const file = encodeVectors({ kind, seq, vectors: all, ...(entries ? { entries } : {}) });
   const version = (pointer?.version ?? 0) + 1;
   const next: IndexPointer = { version, seq, name: indexVersionName(version), at: new Date().toISOString(), ...(pointer ? { previous: { name: pointer.name, seq: pointer.seq } } : {}) };
   const keys = [indexObjectKey(kind, next.name, 'snapshot'), indexObjectKey(kind, next.name, 'vectors')];

@@ -14,14 +14,14 @@
  * Queries are evaluated over snapshot and deltas in memory (shared/search/evaluate.ts); what a
  * page costs the table is that Query, then the page's records.
  */
-import type { IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
+import type { EntryRow, IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
 import { loadVectors, MissingVectors } from './index-compaction.js';
 import { tableName } from '../db/client.js';
 import { Unavailable } from '../db/errors.js';
 import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
 import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
-import { evaluate, prepareDeltas, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
+import { entryRows, evaluate, prepareDeltas, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
 import { buildSnapshot, unpackSnapshot, type Snapshot } from '../search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
 
@@ -36,6 +36,8 @@ interface Held {
   after: number;
   /** The deltas prepared for evaluation (dropped when deltas are added). */
   prepared: DeltaSet | null;
+  /** The current entries (indexEntries; dropped with `prepared`). */
+  entries?: EntryRow[] | null;
 }
 
 /** Copies by table and kind (a function has one table; tests and the bench switch TABLE_NAME in one process). */
@@ -107,6 +109,7 @@ async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
     now.deltas.push(...fresh);
     now.after = fresh.at(-1)!.seq;
     now.prepared = null;
+    delete now.entries;
   }
   return now;
 }
@@ -131,6 +134,21 @@ export async function indexIds<R extends BaseRecord>(def: IndexDef<R>, equals: R
   const descending = def.listOrder.startsWith('-');
   const page = evaluate(def, h.snapshot, { ordering: def.listOrder.replace(/^-/, ''), descending, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
   return page.entries.map((e) => e.id);
+}
+
+/**
+ * Every record's entry of the kind now (IndexDef.entry: the schedule's airing animes), with its
+ * id, orderings' values and range numbers, in no particular order: the snapshot's, replaced or
+ * removed by the deltas after it. Kept with the copy until new deltas come. A snapshot whose
+ * entries are not known (one written before schema version 4, decision O15) answers 503 until
+ * the migration rebuilds the index: an empty or partial list would be wrong.
+ */
+export async function indexEntries<R extends BaseRecord>(def: IndexDef<R>): Promise<EntryRow[]> {
+  const h = await current(def);
+  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
+  if (h.entries === undefined) h.entries = entryRows(def, h.snapshot, h.prepared);
+  if (h.entries === null) throw new Unavailable(`${def.kind}: the index snapshot ${h.pointer?.name ?? ''} predates its entries; \`npm run migrate\` rebuilds it from the records`);
+  return h.entries;
 }
 
 /**

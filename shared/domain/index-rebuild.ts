@@ -3,7 +3,7 @@
  * of the table gives every record's vector, and each kind asked for gets a new snapshot from them
  * (index-compaction.ts compactIndex with `base` and `rebuild`: the deltas after its pointer, if
  * any, applied over them — a record written during the Scan shows its latest state). Used by the
- * migration to schema version 3 (store-v3.ts) and by `npm start` for a kind without a snapshot
+ * migrations to schema versions 3 and 4 (store-v3.ts, store-v4.ts) and by `npm start` for a kind without a snapshot
  * (a first start's bulk import, which cannot reach the index bucket from its staging engine, or
  * a copied catalogue) or whose snapshot's objects are gone (infra/local/runtime.ts).
  */
@@ -57,12 +57,12 @@ export async function recordVectors(segments: number, onPage?: (scanned: number)
   return vectors;
 }
 
-/** New snapshots of `kinds` from their records (see above); scanned again when a compaction raced it. */
-export async function rebuildIndexes(kinds: readonly string[], segments = 4): Promise<Compaction[]> {
+/** New snapshots of `kinds` from their records (see above); scanned again when a compaction raced it. `onPage`: the items scanned so far. */
+export async function rebuildIndexes(kinds: readonly string[], segments = 4, onPage?: (scanned: number) => void): Promise<Compaction[]> {
   if (kinds.length === 0) return [];
   for (let attempt = 1; ; attempt++) {
     const heads = await Promise.all(kinds.map((k) => readHead(k)));
-    const vectors = await recordVectors(segments);
+    const vectors = await recordVectors(segments, onPage);
     try {
       const out: Compaction[] = [];
       for (const [i, kind] of kinds.entries()) out.push(await compactIndex(INDEXED[kind]!, { base: vectors.get(kind)!, rebuild: { after: heads[i]! } }));

@@ -18,6 +18,7 @@ import { hostname } from 'node:os';
 import { releaseMigration, saveCheckpoint, SCHEMA_VERSION, setStoreVersion, storeVersion, takeMigration, type Checkpoint } from '../db/migrations.js';
 import { storeV2 } from './store-v2.js';
 import { storeV3 } from './store-v3.js';
+import { storeV4 } from './store-v4.js';
 
 /** How far a step got, for a progress bar (`total` null: unknown). */
 export interface Progress {
@@ -56,7 +57,7 @@ export interface MigrationStep {
 }
 
 /** Every step, in order: the last one's `to` is SCHEMA_VERSION. */
-export const STEPS: readonly MigrationStep[] = [storeV2, storeV3];
+export const STEPS: readonly MigrationStep[] = [storeV2, storeV3, storeV4];
 
 export interface MigrateOptions {
   /** Records worked on at once (default 8). */

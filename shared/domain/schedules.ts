@@ -1,7 +1,7 @@
 /**
  * The weekly schedule (API.md §4.15): its query, its entry (ScheduleEntry, a view) and how an
  * airing anime's entry is computed at the time of the response (§5.3), ordered and compared.
- * Answered by shared/http/schedules.ts from the `schedule` digest of the anime index.
+ * Answered by shared/http/schedules.ts from the entries of the anime index (the airing animes' vectors).
  */
 import * as z from 'zod/mini';
 import type { ScheduleEntry } from '../db/animes.js';

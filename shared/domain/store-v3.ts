@@ -8,7 +8,7 @@
  *    deltas written since the deployment made is replaced, as it lacks the older records);
  *  - every item of the planner's title index is deleted: ordering entries (`<KIND>#O#…`),
  *    postings (`#P#`), word postings (`#W#`), list sizes (`#L#`) and exact counts (`#C#`). The
- *    schedule's digest (`ANIME#D#schedule`) stays: title writes still keep it.
+ *    schedule's digest (`ANIME#D#schedule`) stayed: version 4 deletes it (store-v4.ts).
  * Idempotent: a second run publishes the same vectors again and finds nothing to delete; a run
  * stopped anywhere and run again ends as one run would. A compaction that deletes deltas the
  * rebuild needs (two compactions during the Scan) fails the step (RebuildRaced): run it again.

@@ -12,11 +12,11 @@
  * matching deltas in sort-key order. When the matches are few, they are put in list order
  * through the ordering's ranks instead of walking past the records between them.
  */
-import { matches, orderingOf, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
+import { matches, orderingOf, type EntryRow, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
 import type { BaseRecord } from '../db/records.js';
 import { compareCodePoints, sortKey } from '../db/sort-keys.js';
 import type { Cursor } from '../db/sort-keys.js';
-import { idAt, keyAt, numberOf, orderOf, type OrderColumn, type Snapshot } from './snapshot.js';
+import { idAt, keyAt, numberOf, orderOf, valueAt, type OrderColumn, type Snapshot } from './snapshot.js';
 
 /** A record changed since the snapshot: its vector now, or `null` when it was deleted. */
 export interface Delta {
@@ -261,4 +261,24 @@ export function evaluate<R extends BaseRecord>(
 
 function flip(c: Cursor, d: Cursor['d']): Cursor {
   return c.i ? { d, k: c.k } : { d, k: c.k, i: true };
+}
+
+/**
+ * Every record's entry now (IndexDef.entry: the schedule's airing animes), with its id, its
+ * stored orderings' values and its range numbers: the snapshot's records that have one and no
+ * delta replaced, then the deltas' current vectors that have one. Null when the snapshot's
+ * entries are not known (snapshot.ts: version 1, or built from vectors that predate them).
+ */
+export function entryRows<R extends BaseRecord>(def: IndexDef<R>, s: Snapshot, set: DeltaSet): EntryRow[] | null {
+  if (s.entries === null) return null;
+  const stored = Object.keys(def.orderings).map((name) => [name, s.orderings.get(name)!] as const);
+  const rows: EntryRow[] = [];
+  for (const [i, e] of s.entries) {
+    if (set.live !== null && has(set.live, i) === 0) continue;
+    const o = Object.fromEntries(stored.map(([name, col]) => [name, valueAt(s, col, i)]));
+    const x = Object.fromEntries([...s.numbers].map(([name, col]) => [name, Number.isNaN(col[i]!) ? null : col[i]!]));
+    rows.push({ id: idAt(s, i), o, x, e });
+  }
+  for (const v of set.vectors) if (v.e) rows.push({ id: v.id, o: v.o, x: v.x, e: v.e });
+  return rows;
 }

@@ -18,19 +18,28 @@
  *    starting with a term are contiguous) → the record numbers having it. A word is a run of the
  *    search text, or — inside a run — its rest from a Han, kana or Hangul character: a term
  *    matches a record exactly when it is a prefix of one of its words, which is what
- *    text.ts matchesTerms checks on `sw` (" t" in sw, or t in sw for such a first character).
+ *    text.ts matchesTerms checks on `sw` (" t" in sw, or t in sw for such a first character);
+ *  - entries (IndexDef.entry, the vectors' `e`: the schedule's airing animes): the record
+ *    numbers that have one, ascending, and their entries as one JSON array.
  * Encoded as one byte array (a versioned header, then the sections in the header's order), then
  * gzipped (node:zlib).
+ *
+ * Version 1 (before schema version 4, docs/decisions.md O15) had no entries: it is still read,
+ * with its entries unknown (`null`), as is a snapshot built from vectors that predate them (a
+ * compaction over an older vectors object). Its lists are right; what reads the entries
+ * refuses it (index-reader.ts indexEntries: 503 until the migration rebuilds the index).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { orderingOf, type IndexDef, type Vector } from '../db/catalogue-index.js';
+import { orderingOf, type Entry, type IndexDef, type Vector } from '../db/catalogue-index.js';
 import type { BaseRecord } from '../db/records.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { startsWordInsideRun } from '../text.js';
 import { ByteReader, ByteWriter, type PostingLists } from './codec.js';
 
-/** Bumped with every change of the encoding: a reader refuses other versions. */
-export const SNAPSHOT_VERSION = 1;
+/** Bumped with every change of the encoding: a reader refuses other versions than these. */
+export const SNAPSHOT_VERSION = 2;
+/** The versions this code reads: 1 (without entries) and the one it writes. */
+const READABLE = [1, SNAPSHOT_VERSION];
 const MAGIC = 'CIXS';
 
 /** One ordering's column: values by record number, and the records in ascending order. */
@@ -70,6 +79,8 @@ export interface Snapshot {
   filters: Map<string, Dictionary>;
   numbers: Map<string, Float64Array>;
   words: Dictionary;
+  /** Each record's entry by record number, for those that have one; null: not known (see above). */
+  entries: Map<number, Entry> | null;
 }
 
 export const idAt = (s: Snapshot, i: number): string => s.ids.slice(i * s.idLength, (i + 1) * s.idLength);
@@ -160,8 +171,12 @@ function dictionary(n: number, valuesOf: (i: number) => readonly string[]): Dict
 /** Every ordering a query may name: the stored ones, then the derived (ascending only). */
 const orderingNames = <R extends BaseRecord>(def: IndexDef<R>) => [...Object.keys(def.orderings), ...Object.keys(def.derived ?? {})];
 
-/** The snapshot of a kind from the vectors of all its records (any order; ids unique, of one length). */
-export function buildSnapshot<R extends BaseRecord>(def: IndexDef<R>, vectors: readonly Vector[]): Snapshot {
+/**
+ * The snapshot of a kind from the vectors of all its records (any order; ids unique, of one
+ * length). `entriesKnown` false: the vectors may lack their entries (an older vectors object),
+ * so the snapshot holds none (`entries` null) — a kind without entries always knows them all.
+ */
+export function buildSnapshot<R extends BaseRecord>(def: IndexDef<R>, vectors: readonly Vector[], entriesKnown = true): Snapshot {
   const sorted = [...vectors].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const n = sorted.length;
   const idLength = sorted[0]?.id.length ?? 0;
@@ -180,7 +195,12 @@ export function buildSnapshot<R extends BaseRecord>(def: IndexDef<R>, vectors: r
     filters: new Map(),
     numbers: new Map(),
     words: dictionary(n, (i) => searchWords(sorted[i]!.sw)),
+    entries: null,
   };
+  if (entriesKnown || !def.entry) {
+    snap.entries = new Map();
+    sorted.forEach((v, i) => v.e && snap.entries!.set(i, v.e));
+  }
   for (const name of orderingNames(def)) {
     const { type, ofVector } = orderingOf(def, name, false);
     const values = sorted.map(ofVector);
@@ -220,6 +240,8 @@ interface Header {
   orderings: { name: string; type: OrderType; numeric: boolean; idSuffix: boolean; valued: number; table: number }[];
   filters: string[];
   numbers: string[];
+  /** Whether the entries section follows (version 2; version 1 has none). */
+  entries?: boolean;
 }
 
 const writePostings = (w: ByteWriter, d: Dictionary) => {
@@ -254,6 +276,7 @@ export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uin
     orderings: cols.map((c) => ({ name: c.name, type: c.type, numeric: c.numeric, idSuffix: c.idSuffix, valued: c.valued, table: c.strs?.table.length ?? 0 })),
     filters: [...s.filters.keys()],
     numbers: [...s.numbers.keys()],
+    entries: s.entries !== null,
   };
   w.text(JSON.stringify(header));
   section('header');
@@ -282,6 +305,12 @@ export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uin
   section('words');
   writePostings(w, s.words);
   section('word postings');
+  if (s.entries) {
+    const numbers = [...s.entries.keys()].sort((a, b) => a - b);
+    w.uints(numbers, s.n);
+    w.text(JSON.stringify(numbers.map((i) => s.entries!.get(i))));
+    section('entries');
+  }
   return w.done();
 }
 
@@ -291,14 +320,14 @@ export function decodeSnapshot<R extends BaseRecord>(def: IndexDef<R>, bytes: Ui
   const magic = String.fromCharCode(r.u8(), r.u8(), r.u8(), r.u8());
   if (magic !== MAGIC) throw new Error('snapshot: not a snapshot');
   const version = r.u32();
-  if (version !== SNAPSHOT_VERSION) throw new Error(`snapshot: version ${version}, this code reads ${SNAPSHOT_VERSION}`);
+  if (!READABLE.includes(version)) throw new Error(`snapshot: version ${version}, this code reads ${READABLE.join(' and ')}`);
   const h = JSON.parse(r.text()) as Header;
   const expected = { kind: def.kind, orderings: orderingNames(def), filters: Object.keys(def.filters), numbers: Object.keys(def.numbers ?? {}) };
   const found = { kind: h.kind, orderings: h.orderings.map((o) => o.name), filters: h.filters, numbers: h.numbers };
   if (JSON.stringify(found) !== JSON.stringify(expected)) throw new Error(`snapshot: built for ${JSON.stringify(found)}, not ${JSON.stringify(expected)}`);
   const ids = r.text();
   if (ids.length !== h.n * h.idLength) throw new Error('snapshot: the ids do not add up');
-  const s: Snapshot = { version, kind: h.kind, n: h.n, idLength: h.idLength, ids, orderings: new Map(), filters: new Map(), numbers: new Map(), words: { values: [], lists: { offsets: new Uint32Array(1), recs: new Uint32Array(0) } } };
+  const s: Snapshot = { version, kind: h.kind, n: h.n, idLength: h.idLength, ids, orderings: new Map(), filters: new Map(), numbers: new Map(), words: { values: [], lists: { offsets: new Uint32Array(1), recs: new Uint32Array(0) } }, entries: null };
   for (const o of h.orderings) {
     const col: OrderColumn = { name: o.name, type: o.type, numeric: o.numeric, nums: null, strs: null, idSuffix: o.idSuffix === true, asc: new Uint32Array(0), groups: new Uint8Array(0), valued: o.valued };
     if (o.numeric) col.nums = r.f64s(h.n);
@@ -313,6 +342,12 @@ export function decodeSnapshot<R extends BaseRecord>(def: IndexDef<R>, bytes: Ui
   for (const f of h.filters) s.filters.set(f, readDictionary(r));
   for (const x of h.numbers) s.numbers.set(x, r.f64s(h.n));
   s.words = readDictionary(r);
+  if (h.entries === true) {
+    const numbers = r.uints(h.n);
+    const entries = JSON.parse(r.text()) as Entry[];
+    if (entries.length !== numbers.length || numbers.some((i, x) => i >= h.n || (x > 0 && i <= numbers[x - 1]!))) throw new Error('snapshot: the entries do not add up');
+    s.entries = new Map(entries.map((e, x) => [numbers[x]!, e]));
+  }
   r.end();
   return s;
 }

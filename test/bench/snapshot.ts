@@ -42,7 +42,7 @@ const LISTED: readonly Listed[] = ['anime', 'manga', 'character', 'person', 'new
 const INDEXES: Record<Listed, IndexDef<BaseRecord>> = { anime: animeIndex, manga: mangaIndex, character: characterIndex, person: personIndex, news: newsIndex } as never;
 const LIMIT = 25;
 const DELTAS = 1_000;
-const SECTIONS = ['ids', 'ordering values', 'ordering permutations', 'filter values', 'filter postings', 'range numbers', 'words', 'word postings'];
+const SECTIONS = ['ids', 'ordering values', 'ordering permutations', 'filter values', 'filter postings', 'range numbers', 'words', 'word postings', 'entries'];
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
@@ -50,7 +50,8 @@ const msOf = (v: number) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 
 /** The vectors of each listed kind, from the cache in `dir` or computed (about a minute at `mal`). */
 async function vectors(dir: string, seed: number, today: string): Promise<Record<Listed, Vector[]>> {
-  const file = join(dir, `vectors-mal-ranked-${seed}-${today}.json`);
+  // `entries`: the vectors carry their entries (IndexDef.entry, the schedule's airing animes; decision O15).
+  const file = join(dir, `vectors-mal-ranked-entries-${seed}-${today}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<Listed, Vector[]>;
   const cat = catalogue({ scale: 'mal', seed, today });
   const out: Record<Listed, Vector[]> = { anime: [], manga: [], character: [], person: [], news: [] };
@@ -228,6 +229,7 @@ async function main(): Promise<void> {
   const sectionRows: string[][] = [];
   const evalRows: string[][] = [];
   const worstLines: string[] = [];
+  const entryLines: string[] = [];
   const only = arg('sets', '').split(',').filter(Boolean);
   for (const set of sets.filter((x) => only.length === 0 || only.includes(x.name))) {
     const def = INDEXES[set.kind];
@@ -237,6 +239,11 @@ async function main(): Promise<void> {
     const sections = new Map<string, number>();
     const raw = encodeSnapshot(snap, sections);
     sectionRows.push([set.name, ...SECTIONS.map((x) => mb(sections.get(x) ?? 0))]);
+    // What the entries add (the same snapshot without them: as before schema version 4).
+    if (def.entry) {
+      const without = packSnapshot(buildSnapshot(def, set.vectors, false)).length;
+      entryLines.push(`- ${set.name}: ${int(snap.entries!.size)} entries, ${mb(sections.get('entries') ?? 0)} raw; gzip ${mb(without)} without them, +${int(packSnapshot(snap).length - without)} bytes with them`);
+    }
     const t2 = performance.now();
     const gz = packSnapshot(snap);
     const t3 = performance.now();
@@ -264,6 +271,7 @@ async function main(): Promise<void> {
   console.log(`\nEvaluation CPU per page in the fresh process (limit ${LIMIT}; every shape × every ordering and direction; later pages: up to ${pages - 1} by \`next\`)\n`);
   console.log(table(['Set', 'Deltas', 'Shapes', 'First pages', 'p50', 'p99', 'max', 'Later pages', 'p50', 'p99', 'max'], evalRows));
   console.log(`\nSlowest pages:\n${worstLines.join('\n')}`);
+  if (entryLines.length > 0) console.log(`\nEntries (the schedule's airing animes):\n${entryLines.join('\n')}`);
 }
 
 await main();

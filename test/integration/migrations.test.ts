@@ -9,6 +9,8 @@
  * store never migrates: it holds the current version from its creation. And `npm start` on a
  * data dir such a store is in (made by test/support/old-store-run.ts, in a process of its own)
  * migrates it before it listens, and then serves what the current code served for the same data.
+ * A store of version 3 (the schedule's digest, an anime index without entries) is migrated to
+ * version 4: its schedule is unavailable until then, and afterwards exactly what the digest held.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/engines.js';
+import { animeIndex, scheduleEntryOf } from '../../shared/db/animes.js';
+import { Unavailable } from '../../shared/db/errors.js';
+import { forgetIndexes, indexEntries, indexPage } from '../../shared/domain/index-reader.js';
 import { writeItems } from '../../shared/db/batch.js';
 import { MigrationRunning, readCheckpoint, releaseMigration, SCHEMA_VERSION, storeVersion, takeMigration } from '../../shared/db/migrations.js';
 import type { BaseRecord } from '../../shared/db/records.js';
@@ -25,12 +30,13 @@ import { genreEntity, producerEntity, type GenreRecord, type ProducerRecord } fr
 import { migrateStore, type Progress } from '../../shared/domain/migrations.js';
 import { storeV2 } from '../../shared/domain/store-v2.js';
 import { storeV3 } from '../../shared/domain/store-v3.js';
+import { storeV4 } from '../../shared/domain/store-v4.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
 import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
-import { leftOrderingEntries, toVersion1 } from '../support/previous-store.js';
+import { leftOrderingEntries, toVersion1, toVersion3 } from '../support/previous-store.js';
 import { publishedVectors, recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
@@ -52,9 +58,11 @@ const LEFT_LISTS: Item[] = [
  * Items as compared: the schema items left out (their `at` differs), count attributes at 0 as
  * absent (a count brought back to 0 keeps its attribute, one never touched has none), and the
  * recommendation job's `prev`, which version 1 did not keep and the next run's completion sets
- * (decision Y5), and the names and times of the index pointers (decision O9).
+ * (decision Y5), and the names and times of the index pointers (decision O9) — with
+ * `pointerVersions` false also their versions and predecessors (a rebuild publishes a version after
+ * the one it replaces).
  */
-function comparable(items: ReadonlyMap<string, Item>): Map<string, string> {
+function comparable(items: ReadonlyMap<string, Item>, pointerVersions = true): Map<string, string> {
   const out = new Map<string, string>();
   for (const [key, item] of items) {
     if (item.pk === 'SCHEMA') continue;
@@ -62,15 +70,16 @@ function comparable(items: ReadonlyMap<string, Item>): Map<string, string> {
     if (item.sk === 'N' || /^(VN|VC#)/.test(String(item.sk))) copy = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== 0));
     if (item.pk === 'RECS#JOB') copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'prev'));
     // An index pointer names its snapshot's objects and when it was published: each run its own.
-    if (/^[A-Z]+#IX$/.test(String(item.pk)) && item.sk === 'P') copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'name' && k !== 'at'));
+    const ignored = pointerVersions ? ['name', 'at'] : ['name', 'at', 'version', 'previous'];
+    if (/^[A-Z]+#IX$/.test(String(item.pk)) && item.sk === 'P') copy = Object.fromEntries(Object.entries(item).filter(([k]) => !ignored.includes(k)));
     out.set(key, JSON.stringify(sortKeys(copy)));
   }
   return out;
 }
 
-function expectSameItems(actual: ReadonlyMap<string, Item>, expected: ReadonlyMap<string, Item>): void {
-  const a = comparable(actual);
-  const e = comparable(expected);
+function expectSameItems(actual: ReadonlyMap<string, Item>, expected: ReadonlyMap<string, Item>, pointerVersions = true): void {
+  const a = comparable(actual, pointerVersions);
+  const e = comparable(expected, pointerVersions);
   const missing = [...e.keys()].filter((k) => !a.has(k));
   const extra = [...a.keys()].filter((k) => !e.has(k));
   const differing = [...e.keys()].filter((k) => a.has(k) && a.get(k) !== e.get(k));
@@ -93,10 +102,13 @@ const families = (items: ReadonlyMap<string, Item>) => {
     legacyFanOuts: n(/^(ANIME|MANGA)#[^#]+#F \d+$/),
     legacyVoices: n(/^PERSON#[^#]+#X VOICE#/),
     legacyIndex: n(/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#[OPWLC]#/),
+    legacyDigest: n(/^ANIME#D#schedule /),
   };
 };
 
 let reference: Map<string, Item>;
+/** The airing animes of the reference (the schedule's). */
+const airing = () => [...reference.values()].filter((i) => /^ANIME#[^#]+$/.test(String(i.pk)) && i.sk === 'R' && (i.rec as { status: string }).status === 'airing');
 let reviews: number;
 /** Ordering entries version 1 left of a genre and a producer deleted before (decision Z4). */
 let leftEntries: Item[];
@@ -149,7 +161,7 @@ describe('migrating a store of schema version 1', () => {
     expect(recount(reference, await publishedVectors(reference))).toEqual([]);
     const f = families(reference);
     for (const [family, n] of Object.entries(f)) if (!family.startsWith('legacy') && family !== 'reviewVectors') expect(n, family).toBeGreaterThan(0);
-    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices + f.legacyIndex).toBe(0);
+    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices + f.legacyIndex + f.legacyDigest).toBe(0);
   });
 
   it('is brought to the items the current code writes, item by item', async () => {
@@ -160,6 +172,7 @@ describe('migrating a store of schema version 1', () => {
     const f = families(old);
     expect([f.indexPointers, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0]);
     expect(f.legacyIndex).toBeGreaterThan(0);
+    expect(f.legacyDigest).toBe(airing().length);
     expect(reviews).toBeGreaterThan(20);
     expect(f.reviewVectors).toBe(2 * reviews);
     expect(recount(old).length, 'the problems of the old store').toBeGreaterThan(100);
@@ -172,11 +185,13 @@ describe('migrating a store of schema version 1', () => {
     expect(await storeVersion()).toBe(SCHEMA_VERSION);
     expect(await readCheckpoint(2)).toBeNull();
     const summary = report.steps[0]!.summary;
-    expect(report).toMatchObject({ from: 1, to: 3 });
+    expect(report).toMatchObject({ from: 1, to: 4 });
     // Version 3: every title kind's first snapshot, the planner's title index gone.
     const titles = cat.sizes.anime + cat.sizes.manga + cat.sizes.character + cat.sizes.person + cat.sizes.news;
     expect(report.steps[1]!.summary).toMatchObject({ records: titles, snapshots: 5 });
     expect(report.steps[1]!.summary.deleted).toBeGreaterThan(titles * 10);
+    // Version 4: the anime index version 3 published from the records has the entries already; the digest gone.
+    expect(report.steps[2]!.summary).toEqual({ records: 0, snapshots: 0, deleted: airing().length });
     expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
     expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
     console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
@@ -191,6 +206,9 @@ describe('migrating a store of schema version 1', () => {
     const v3 = await storeV3.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
     expect(v3).toMatchObject({ snapshots: 0, deleted: 0 });
+    const v4 = await storeV4.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+    expect(v4).toMatchObject({ snapshots: 0, deleted: 0 });
     expectSameItems(await scanAll(table()), reference);
   }, 300_000);
 
@@ -222,6 +240,37 @@ describe('migrating a store of schema version 1', () => {
   }, 300_000);
 });
 
+describe('migrating a store of schema version 3', () => {
+  it("rebuilds the anime index with the airing animes' entries and deletes the digest; until then the schedule is unavailable, not wrong", async () => {
+    await toVersion3();
+    expect(await storeVersion()).toBe(3);
+    const old = await scanAll(table());
+    const digest = [...old.values()].filter((i) => i.pk === 'ANIME#D#schedule').map(({ pk: _pk, sk: _sk, ...entry }) => entry);
+    expect(digest.map((e) => e.id).sort()).toEqual(airing().map((r) => (r.rec as { id: string }).id).sort());
+    expect(digest.length).toBeGreaterThan(0);
+    // A function of this code over version 3's index: its lists as they were, its schedule unknown (503).
+    forgetIndexes();
+    await expect(indexEntries(animeIndex)).rejects.toThrow(Unavailable);
+    expect((await indexPage(animeIndex, { ordering: 'name', descending: false, limit: 1, cursor: null, terms: [], equals: {} })).count).toBe(cat.sizes.anime);
+
+    const report = await migrateStore({ segments: 3 });
+    expect(report).toMatchObject({ from: 3, to: 4 });
+    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }]);
+    const after = await scanAll(table());
+    expect(recount(after, await publishedVectors(after))).toEqual([]);
+    expectSameItems(after, reference, false);
+    expect(await storeVersion()).toBe(4);
+    // The same function sees the pointer move: the schedule's entries are exactly what the digest held.
+    const byId = (a: object, b: object) => (String((a as { id: string }).id) < String((b as { id: string }).id) ? -1 : 1);
+    expect((await indexEntries(animeIndex)).map(scheduleEntryOf).sort(byId)).toEqual(digest.sort(byId));
+
+    recorder.take();
+    const again = await storeV4.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+    expect(again).toMatchObject({ snapshots: 0, deleted: 0 });
+  }, 300_000);
+});
+
 describe('npm start on a data dir of schema version 1', () => {
   it('migrates the store before it prints `listening`, says so with a progress bar, and then serves what the current code served', async () => {
     const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'old-store-'));
@@ -249,9 +298,9 @@ describe('npm start on a data dir of schema version 1', () => {
       try {
         const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
         const listening = at(/^out listening on /);
-        expect(at(/^err migrating the store from schema version 1 to 3: issue 18.*; the titles' in-memory index/)).toBeGreaterThanOrEqual(0);
+        expect(at(/^err migrating the store from schema version 1 to 4: issue 18.*; the titles' in-memory index.*; the schedule from the anime index/)).toBeGreaterThanOrEqual(0);
         expect(at(/^err migrating: titles \[#+\.*\] \d+\/40 titles/)).toBeGreaterThan(at(/^err migrating the store/));
-        expect(at(/^out migrated the store from schema version 1 to 3 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
+        expect(at(/^out migrated the store from schema version 1 to 4 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
         expect(listening).toBeGreaterThan(at(/^out migrated the store/));
         for (const v of views) {
           const page = (await (await fetch(`${url}${v.path}`)).json()) as Page;

@@ -1,7 +1,7 @@
 /**
  * Writes larger than one transaction (shared/db/staged.ts) on the real engine — the journal
  * holds what may follow the record: the count decrements of the links it drops (and chunk
- * deletions, the schedule's digest): a write that dies after its main plan leaves its journal,
+ * deletions): a write that dies after its main plan leaves its journal,
  * and the next write of the record finishes it first; journals of writes that never committed
  * are dropped; a batch is applied exactly once even when two writers finish it at once; a
  * deletion that dies after its main plan (no later write will find its record) has left the

@@ -1,11 +1,14 @@
 /**
  * A store as schema version 1 (the code before issue 18, commit 2bae71c) wrote it, made from one
  * the current code wrote: the migration's test (test/integration/migrations.test.ts) starts from
- * it. What version 1 lacked is deleted, what it wrote otherwise is written in its form, what it
+ * it; and one as version 3 wrote it (toVersion3). What version 1 lacked is deleted, what it wrote otherwise is written in its form, what it
  * left behind is put back — exactly this, no more (the list was taken from a store the bench's
  * loaders wrote with each version's code, compared item by item: every other item was equal):
  *
  *  - the schema version item: none;
+ *  - the schedule (O15): its digest, an item per airing anime (`ANIME#D#schedule` / `<id>`: the
+ *    anime's id, name, score, status, broadcast, aired_from, aired_to, episodes), which versions
+ *    1–3 wrote with every anime write; and no entry in the vectors (`e`);
  *  - the titles' index (issue 19, O9): no in-memory index (pointer, deltas: `<KIND>#IX`);
  *    instead the planner's items of every title in the families versions 1 and 2 wrote — an
  *    ordering entry per ordering and direction, a posting per filter value, word postings
@@ -25,16 +28,21 @@
  *    `leftOrderingEntries`), which version 1's catalogue consumer put back after the deletion.
  */
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { writeItems, type ItemKey } from '../../shared/db/batch.js';
-import { animeIndex } from '../../shared/db/animes.js';
+import { animeIndex, type AnimeRecord } from '../../shared/db/animes.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
 import { vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
 import { sortKey } from '../../shared/db/sort-keys.js';
 import { characterIndex } from '../../shared/db/characters.js';
-import { indexPk } from '../../shared/db/index-deltas.js';
+import { indexPk, pointerKey, readPointer } from '../../shared/db/index-deltas.js';
+import { encodeVectors, loadVectors } from '../../shared/domain/index-compaction.js';
+import { buildSnapshot, encodeSnapshot } from '../../shared/search/snapshot.js';
+import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
+import { indexObjectKey, indexVersionName, putIndexObject } from '../../shared/storage/index-objects.js';
 import { newsIndex } from '../../shared/db/news.js';
 import { personIndex } from '../../shared/db/persons.js';
-import { isSchemaItem } from '../../shared/db/migrations.js';
+import { isSchemaItem, SCHEDULE_DIGEST_PK } from '../../shared/db/migrations.js';
 import { orderingItems, type BaseRecord, type EntityDef } from '../../shared/db/records.js';
 import { chunk } from '../../shared/db/titles.js';
 import { canonicalJson } from '../../shared/json.js';
@@ -51,7 +59,7 @@ const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).dig
  * search text's words' first two and three characters, each holding the vector).
  */
 function legacyIndexItems(def: IndexDef<BaseRecord>, r: BaseRecord): Item[] {
-  const v = vectorOf(def, r);
+  const v = vectorBefore4(def, r);
   const items: Item[] = [];
   for (const [name, o] of Object.entries(def.orderings)) {
     for (const dir of ['asc', 'desc'] as const) items.push({ pk: `${def.kind}#O#${name}#${dir === 'asc' ? 'A' : 'D'}`, sk: sortKey(o.value(r), o.type, r.id, dir), ...v });
@@ -63,6 +71,18 @@ function legacyIndexItems(def: IndexDef<BaseRecord>, r: BaseRecord): Item[] {
   }
   const unique = new Map(items.map((i) => [`${String(i.pk)} ${String(i.sk)}`, i]));
   return [...unique.values()];
+}
+
+/** A record's vector as versions 1–3 computed it: without its entry (`e`, O15). */
+function vectorBefore4(def: IndexDef<BaseRecord>, r: BaseRecord) {
+  const { e: _e, ...v } = vectorOf(def, r);
+  return v;
+}
+
+/** The schedule's digest item of an anime (versions 1–3): airing animes only. */
+function scheduleDigestItem(r: AnimeRecord): Item | null {
+  if (r.status !== 'airing') return null;
+  return { pk: SCHEDULE_DIGEST_PK, sk: r.id, id: r.id, name: r.name, score: r.score, status: r.status, broadcast: r.broadcast, aired_from: r.aired_from, aired_to: r.aired_to, episodes: r.episodes };
 }
 
 /** What version 1 computed for a review (its vector: the orderings' values and the filters of version 1's review index). */
@@ -166,7 +186,9 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
       puts.push(job);
     }
   }
-  // The planner's items of every title, in version 1's form (the digests are among the items already).
+  // The schedule's digest.
+  for (const [pk, item] of records) if (pk.startsWith(`${animeIndex.kind}#`)) puts.push(...[scheduleDigestItem(item.rec as AnimeRecord)].filter((i) => i !== null));
+  // The planner's items of every title, in version 1's form.
   for (const def of INDEXES) {
     for (const [pk, item] of records) {
       if (!new RegExp(`^${def.kind}#[^#]+$`).test(pk)) continue;
@@ -209,4 +231,60 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
   await writeItems([], gone);
   await writeItems(puts);
   return { deleted: gone.length, put: puts.length };
+}
+
+/**
+ * A snapshot's bytes as format version 1 encoded them (the code before schema version 4): the
+ * same sections without the entries, and a header without `entries`. For a snapshot whose entries
+ * are not known (built with `entriesKnown` false), which has no entries section.
+ */
+export function asVersion1(bytes: Uint8Array): Uint8Array {
+  const r = new ByteReader(bytes);
+  const magic = [r.u8(), r.u8(), r.u8(), r.u8()];
+  r.u32();
+  const { entries, ...header } = JSON.parse(r.text()) as { entries?: boolean };
+  if (entries !== false) throw new Error('asVersion1: the snapshot has entries');
+  const w = new ByteWriter();
+  for (const b of magic) w.u8(b);
+  w.u32(1);
+  w.text(JSON.stringify(header));
+  w.bytes(bytes.subarray(r.at));
+  return w.done();
+}
+
+/**
+ * Rewrites the table of TABLE_NAME (written by the current code, its anime index published)
+ * into what schema version 3 would hold for the same records: the schedule's digest items; the
+ * anime index's vectors without their entries — its snapshot (format version 1) and vectors
+ * object as version 3 wrote them, under a new name that the pointer (same version and number)
+ * names, and its deltas —; the version item at 3.
+ */
+export async function toVersion3(): Promise<void> {
+  const all = await scanAll(process.env.TABLE_NAME!, { schema: true });
+  const puts: Item[] = [{ pk: 'SCHEMA', sk: 'V', version: 3, at: new Date().toISOString() }];
+  for (const item of all.values()) {
+    const pk = String(item.pk);
+    if (new RegExp(`^${animeIndex.kind}#[^#]+$`).test(pk) && item.sk === 'R') puts.push(...[scheduleDigestItem(item.rec as AnimeRecord)].filter((i) => i !== null));
+    if (pk === indexPk(animeIndex.kind) && String(item.sk).startsWith('D#') && item.v) {
+      const { e: _e, ...v } = item.v as Record<string, unknown>;
+      puts.push({ ...item, v });
+    }
+  }
+  await writeItems(puts);
+  await animeIndexAsVersion3();
+}
+
+/**
+ * Replaces the objects of the anime index's current snapshot by those version 3 wrote for the
+ * same vectors — a snapshot of format version 1 and a vectors object, without entries —, under a
+ * new name that the pointer (its version and number unchanged) then names.
+ */
+export async function animeIndexAsVersion3(): Promise<void> {
+  const def = animeIndex as unknown as IndexDef<BaseRecord>;
+  const pointer = (await readPointer(def.kind))!;
+  const vectors = [...(await loadVectors(def.kind, pointer)).values()].map(({ e: _e, ...v }) => v);
+  const name = indexVersionName(pointer.version);
+  await putIndexObject(indexObjectKey(def.kind, name, 'snapshot'), new Uint8Array(gzipSync(asVersion1(encodeSnapshot(buildSnapshot(def, vectors, false))))));
+  await putIndexObject(indexObjectKey(def.kind, name, 'vectors'), encodeVectors({ kind: def.kind, seq: pointer.seq, vectors }));
+  await writeItems([{ ...pointerKey(def.kind), ...pointer, name }]);
 }

@@ -6,18 +6,23 @@
  * property test draws them) make a snapshot, which is packed and unpacked; random deltas then
  * delete, change and add records; random queries over every filter, `q`, `min_score` and every
  * ordering in both directions are walked to the end with `next` and back with `previous`, and
- * every page must be the one the current records give, with the same cursors and `count`.
+ * every page must be the one the current records give, with the same cursors and `count`. The
+ * snapshot's entries (the schedule's airing animes, with the deltas after it) must give exactly
+ * the entries the current records give, and a snapshot the previous version wrote, without
+ * entries, is read with its entries unknown.
  */
+import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { animeIndex, HOME_ORDERING, type AnimeRecord } from '../../shared/db/animes.js';
+import { animeIndex, HOME_ORDERING, scheduleEntryOf, type AnimeRecord, type ScheduleEntry } from '../../shared/db/animes.js';
 import { vectorOf, vectorPage, type IndexQuery } from '../../shared/db/catalogue-index.js';
 import { sortKey } from '../../shared/db/sort-keys.js';
 import type { Cursor } from '../../shared/db/sort-keys.js';
-import { evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
+import { entryRows, evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
 import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
 import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
 import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
+import { asVersion1 } from '../support/previous-store.js';
 import { referenceList } from '../support/reference-list.js';
 import { animeArb, FILTERS, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
 
@@ -70,6 +75,14 @@ function indexQuery(q: Query, ordering: string, descending: boolean): Omit<Index
   return { ordering, descending, limit: q.limit, terms, equals, atLeast: q.min_score === undefined ? {} : { score: q.min_score } };
 }
 
+/** The schedule's entries of records, as the digest of schema versions 1–3 held them (API.md §4.15): airing animes only, by id. */
+const scheduleOf = (records: readonly AnimeRecord[]): ScheduleEntry[] =>
+  records
+    .filter((r) => r.status === 'airing')
+    .map((r) => ({ id: r.id, name: r.name, score: r.score, status: r.status, broadcast: r.broadcast, aired_from: r.aired_from, aired_to: r.aired_to, episodes: r.episodes }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+const byId = (entries: ScheduleEntry[]) => [...entries].sort((a, b) => (a.id < b.id ? -1 : 1));
+
 /** Walks a query to the end and back with evaluate, checking each page against vectorPage over the current vectors; returns both walks' ids. */
 function walk(snapshot: ReturnType<typeof buildSnapshot>, deltas: Delta[], now: AnimeRecord[], base: Omit<IndexQuery, 'cursor'>) {
   const vectors = now.map((r) => vectorOf(animeIndex, r));
@@ -113,6 +126,9 @@ describe('the in-memory index snapshot', () => {
       fc.property(worldArb, fc.array(queryArb, { minLength: 8, maxLength: 8 }), (w, queries) => {
         const { before, now, deltas } = history(w);
         const snapshot = unpackSnapshot(animeIndex, packSnapshot(buildSnapshot(animeIndex, before.map((r) => vectorOf(animeIndex, r)))));
+        // The entries: the snapshot's own, and with the deltas after it (deleted, changed — an airing anime that stops airing, or starts —, added).
+        expect(byId(entryRows(animeIndex, snapshot, prepareDeltas(snapshot, []))!.map(scheduleEntryOf))).toEqual(scheduleOf(before));
+        expect(byId(entryRows(animeIndex, snapshot, prepareDeltas(snapshot, deltas))!.map(scheduleEntryOf))).toEqual(scheduleOf(now));
         for (const q of queries) {
           for (const [ordering, descending] of [
             [q.ordering, q.descending],
@@ -193,6 +209,49 @@ describe('the in-memory index snapshot', () => {
     expect(() => decodeSnapshot(animeIndex, other)).toThrow(/version/);
     expect(() => decodeSnapshot({ ...animeIndex, kind: 'MANGA' }, bytes)).toThrow(/built for/);
     expect(() => decodeSnapshot(animeIndex, bytes.subarray(0, bytes.length - 1))).toThrow(/truncated|add up/);
+  });
+});
+
+describe("a snapshot's entries and the snapshots without them", () => {
+  const base = { name_jpn: '', alternative_names: [], media_type: 'tv', rating: null, genres: [], themes: [], studios: [], scored_by: 3, members: 2, favorites: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-02-01T00:00:00.000Z' };
+  const broadcast = { day: 'saturday', time: '23:30', timezone: 'Asia/Tokyo' };
+  const records = [
+    record({ ...base, name: 'Shingeki no Kyojin', status: 'airing', aired_from: '2001-04-10', score: 8.25, aired_to: null, episodes: 12, broadcast } as Generated, 'A'.repeat(22)),
+    record({ ...base, name: 'Café Ōkami', status: 'finished', aired_from: null, score: null, aired_to: '2003-01-01', episodes: 1, broadcast: null } as Generated, 'B'.repeat(22)),
+    record({ ...base, name: '進撃の巨人 2', status: 'airing', aired_from: '2002-10-31', score: 7.5, aired_to: null, episodes: null, broadcast: null } as Generated, 'C'.repeat(22)),
+  ];
+  const vectors = records.map((r) => vectorOf(animeIndex, r));
+  /**
+   * The same three animes' snapshot as the code before schema version 4 packed it (version 1: no
+   * entries section, no `entries` in the header), from vectors without `e`.
+   */
+  const VERSION_1 =
+    'H4sIAAAAAAAAA7VVz2vUQBR+ybbd0oJFvRQPssyloFlNsrbFHOy2RaT441IFsZRlmkx2x00mYTIpXUqx4kEET/4VevHgRdirCP4fVsGbR48ykzTd3S61P+xj4SWZ+b73zffesMsrT1c1ALgzArCN2pR5yEGLj1Ye3kUGYsipGYh6DwhrihZybNtAEfcIp6yZIGdtGzEcEuRkyUCiE8s3QbaERKch4dRFjo+DhEie1dT36VbxYRMHKfFUDYE3AoKc2o5RcGLKidfweRQeMMcBpuwk1HZBbfdQJ27Ee/S6Ucr6BAueHo/U7CENSbhBeHJ62tpQWh9vRpwK8t+JOWbtkzibFTna2DiK0wBzKjqnZz5Qa/Uwu5xgQbwGFmeYhuHUaeydF3U+E43++3EG8trOuoF8Ggg5ac4aColHcUPxGigRWKRyThKCk0hW6BDM89QoPnIsKGsiAzUJy65Bi4QZPvVohAwU88hLXSKhAXUJSyL56HLiUUE8tK6kb+QSssu0vrMEAItDY2loLA+NEgDABFyC8k0AWMb+lw+Vr2/bOKSrLcqapE0rLKrc70TPKfu1++nnu1ffX3788fn9XrdbsSVYAz1PZV1xlcoXAcA2Tatq3qpapl21zGrNUoV0LU9lmeDbm7rK8OeFSvHrulzXIV8HqA9mhdd0LXv9vTCY99eVluvatScAYFrzs7f7Ys427bmqVGg9Nk1H/W6YpvnMnjWPuXPgPErQzAwA9OPnj8QD5Hoz/PS0cu44AG0QYP8LoPKVqctT4wuHVbrYJ5VItl1LevreVn3XDjVeG+i8EqNLz8WmpmpqWQfGYPwCAGAq/8J8ymjSIp6uLIO8SSMwNgEAPg6CJJbb5FcJz1ZL2mg+Tna2kNWBydJYMWcZzq5Kjv1NcF6xW+kfWrhan1QWy5OADqMwLs8POozA6D0pUZqbOcki5fG+xYWje91u9tBr84Drk+pgRcgrIL3Qdf0v2l1IUlQIAAA=';
+
+  it("holds each airing anime's entry and no other, packed and unpacked", () => {
+    const s = unpackSnapshot(animeIndex, packSnapshot(buildSnapshot(animeIndex, vectors)));
+    expect(s.version).toBe(SNAPSHOT_VERSION);
+    expect([...s.entries!.keys()]).toEqual([0, 2]);
+    expect(byId(entryRows(animeIndex, s, prepareDeltas(s, []))!.map(scheduleEntryOf))).toEqual(scheduleOf(records));
+    // A kind without entries knows them all: none.
+    expect(buildSnapshot({ ...animeIndex, entry: undefined }, vectors.map(({ e: _e, ...v }) => v), false).entries).toEqual(new Map());
+  });
+
+  it("reads a snapshot of version 1 (the previous code's), with its lists as they were and its entries unknown, never as none", () => {
+    const old = decodeSnapshot(animeIndex, new Uint8Array(gunzipSync(Buffer.from(VERSION_1, 'base64'))));
+    expect(old.version).toBe(1);
+    expect(old.entries).toBeNull();
+    expect(entryRows(animeIndex, old, prepareDeltas(old, []))).toBeNull();
+    // Everything else is what this code builds from the same vectors without their entries.
+    const now = buildSnapshot(animeIndex, vectors, false);
+    expect(now.entries).toBeNull();
+    expect({ ...old, version: SNAPSHOT_VERSION }).toEqual(now);
+    const q: IndexQuery = { ordering: 'score', descending: true, limit: 2, cursor: null, terms: [], equals: { status: 'airing' } };
+    expect(evaluate(animeIndex, old, q)).toEqual(evaluate(animeIndex, buildSnapshot(animeIndex, vectors), q));
+    // Built from vectors that may lack their entries (a compaction over an older vectors object), it says so when unpacked.
+    expect(unpackSnapshot(animeIndex, packSnapshot(now)).entries).toBeNull();
+    // What the migration's test publishes as version 3's snapshot (test/support/previous-store.ts) is the previous code's bytes.
+    expect(Buffer.from(asVersion1(encodeSnapshot(now))).equals(gunzipSync(Buffer.from(VERSION_1, 'base64')))).toBe(true);
   });
 });
 
