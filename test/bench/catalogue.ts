@@ -35,6 +35,7 @@ import { forgetIndexes } from '../../shared/domain/index-reader.js';
 import { referenceList } from '../support/reference-list.js';
 import { catalogue, queryMatrix, SEGMENTS, type Catalogue, type Kind } from './catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
+import { migrateStore } from '../../shared/domain/migrations.js';
 import { onOwnTable, relationProbe, type LagFigures } from './lag.js';
 import { adminClient, type BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
@@ -256,6 +257,8 @@ async function ensureCatalogue(env: BenchEnv, opts: BenchOptions, tableName: str
     JSON.stringify(entry.sizes) === JSON.stringify(cat.sizes) &&
     (await tableExists(env, tableName));
   if (same && entry.complete !== false) {
+    // A store kept by an earlier version of the code is brought to this one, as `npm start` does.
+    await migrateStore();
     const t = await timed(() => loadCatalogue({ cat, write: false, onRecord }));
     log.push(`Catalogue found in ${opts.dataDir} (loaded ${entry.loadedAt}): loading skipped; its records recomputed in memory in ${(t.ms / 1000).toFixed(1)} s.`);
     return { cat, rows, vectors, report: entry.report, reused: true };

@@ -27,6 +27,7 @@ import { catalogue, SCALES, type Catalogue, type Kind, type ScaleName } from './
 import { freshTable, tableExists } from './catalogue.js';
 import { community, COMMUNITY_SCALES, type Community, type TitleKind } from './community-data.js';
 import { benchStamps, LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
+import { migrateStore } from '../../shared/domain/migrations.js';
 import { communityIds, loadCommunity, type CommunityLoadReport, type TitleLookup } from './load-community.js';
 import type { BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
@@ -72,6 +73,8 @@ export async function ensureStore(env: BenchEnv, opts: BenchOptions, tableName: 
   const stamp = benchStamps(cat, LOADABLE_KINDS);
   const titleId = (kind: TitleKind, i: number) => stamp(kind, i).id;
   if (entry && entry.loader === COMMUNITY_LOADER_VERSION && entry.today === today && JSON.stringify(entry.sizes) === JSON.stringify(sizes) && (await tableExists(env, tableName))) {
+    // A store kept by an earlier version of the code is brought to this one, as `npm start` does.
+    await migrateStore();
     return { cat, comm, catalogueReport: entry.catalogue, report: entry.community, reused: true, kept, titleId };
   }
   await freshTable(env, tableName);

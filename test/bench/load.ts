@@ -38,6 +38,7 @@ import { readHead } from '../../shared/db/index-deltas.js';
 import { COMPACT_EVERY, compactIndex } from '../../shared/domain/index-compaction.js';
 import { INDEXED, INDEXED_KINDS } from '../../shared/domain/index-kinds.js';
 import { forgetIndexes } from '../../shared/domain/index-reader.js';
+import type { RankingsSummary } from '../../shared/domain/rankings.js';
 import { ensureStore, jobsHarness, type Store } from './community.js';
 import { prepareEvent } from './invoke.js';
 import { loggedBytes, type BenchEnv } from './local.js';
@@ -512,8 +513,9 @@ interface Upkeep {
   /** Write mix requests sent in the period, and how many failed. */
   writes: number;
   failures: number;
-  /** The rankings run after them; the deltas it wrote per kind. */
+  /** The rankings run after them (its numbers published through one compaction per kind, decision O13) and the kinds it published; the deltas the period wrote per kind. */
   rankings: Invocation;
+  published: string[];
   deltas: Record<string, number>;
   /** One compaction per kind that had deltas (folding them all), with its result. */
   compactions: { kind: string; inv: Invocation; records: number; folded: number; snapshotBytes: number; vectorsBytes: number }[];
@@ -525,7 +527,8 @@ interface Upkeep {
  * One ten-minute period of the month's traffic, as far as the index is concerned: what the
  * store's earlier writes left is ranked and folded first; then the period's write mix is sent
  * through the gateway (WRITES_PER_PERIOD requests), the rankings job runs (it writes the numbers
- * that moved into the records, each with its delta: the index's writes), and each kind's deltas
+ * that moved into the records and publishes them through one compaction per kind with a patch:
+ * decision O13, so it writes no delta), and each kind's deltas
  * are compacted, measured; last, a compaction job's run that finds nothing to fold.
  */
 async function measureUpkeep(env: BenchEnv, store: Store, runId: string): Promise<Upkeep> {
@@ -551,7 +554,8 @@ async function measureUpkeep(env: BenchEnv, store: Store, runId: string): Promis
   const heads = async () => Object.fromEntries(await Promise.all(INDEXED_KINDS.map(async (k) => [k, await readHead(k)] as const)));
   const before = await heads();
   const sent = await period(2);
-  const rankings = await measured(env, () => runJob('rankings'));
+  const rankings = await measured(env, () => runJob<RankingsSummary>('rankings'));
+  const published = Object.entries(rankings.value.published).flatMap(([kind, p]) => (p.version === null ? [] : [kind]));
   const after = await heads();
   const deltas = Object.fromEntries(INDEXED_KINDS.map((k) => [k, after[k]! - before[k]!]));
   const compactions: Upkeep['compactions'] = [];
@@ -560,7 +564,7 @@ async function measureUpkeep(env: BenchEnv, store: Store, runId: string): Promis
     compactions.push({ kind, inv: c.inv, records: c.value.records, folded: c.value.folded, snapshotBytes: c.value.snapshotBytes, vectorsBytes: c.value.vectorsBytes });
   }
   const idle = await measured(env, () => runJob('index-compaction'));
-  return { writes: sent.requests, failures: failuresOf(sent), rankings: rankings.inv, deltas, compactions, idle: idle.inv };
+  return { writes: sent.requests, failures: failuresOf(sent), rankings: rankings.inv, published, deltas, compactions, idle: idle.inv };
 }
 
 /**
@@ -707,7 +711,8 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
     const kinds = [...new Set(mine.flatMap((r) => r.kinds))];
     const dynamo = (extraRru * PRICES.dynamoPerMillionRru) / 1e6;
     const each = { s3: (gets * PRICES.s3GetPer1000) / 1000, lambda: (extraMs / 1000) * (fc.memory / 1024) * PRICES.lambdaArmPerGbSecond, dynamo };
-    const moves = kinds.reduce((n, k) => n + compactionsPerPeriod(k), 0) * PERIODS_PER_MONTH;
+    // The pointer also moves when the rankings run publishes a kind's numbers (its patch, O13).
+    const moves = kinds.reduce((n, k) => n + compactionsPerPeriod(k) + (upkeep.published.includes(k) ? 1 : 0), 0) * PERIODS_PER_MONTH;
     const count = (coldStarts.get(fn) ?? 0) + environments(fn) * moves;
     return { fn, kinds, gets, bytes, extraMs, extraCpu, extraRru, each, count, envs: environments(fn), moves };
   });
@@ -767,7 +772,7 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
         ['secrets (6 × secret-month; their reads are cached per environment)', usd(monthly.fixed)],
         [`index snapshot loads (${int(reloadRows.reduce((n, r) => n + r.count, 0))}: cold starts and moved pointers; S3 GETs, the load's duration and delta reads)`, usd(index.reloads)],
         [`index compactions (${compactionRuns.reduce((n, c) => n + c.perPeriod, 0)} per 10 minutes and the job's runs: DynamoDB, S3, Lambda)`, usd(index.compactions)],
-        ['rankings runs (every 10 minutes: reads every title and listing, writes the numbers that moved with their deltas)', usd(index.rankings)],
+        ['rankings runs (every 10 minutes: reads every title and listing, writes the numbers that moved and publishes them through a compaction per kind)', usd(index.rankings)],
         ['**total, without storage**', `**${usd(monthlyTotal)}**`],
       ],
     ),
@@ -782,7 +787,7 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
         ['their own reads (delta Query, tombstones, filters\' records, the page\'s records)', usd(lsOwn * lsPerMonth), usd(lsOwn * 1e6)],
         ['compactions (pointer, deltas, deleting folded deltas)', usd(upkeepDynamo.compactions), usd((upkeepDynamo.compactions / (lsPerMonth || 1)) * 1e6)],
         ['snapshot loads\' delta reads', usd(upkeepDynamo.reloads), usd((upkeepDynamo.reloads / (lsPerMonth || 1)) * 1e6)],
-        ['rankings runs\' deltas (the index\'s writes: one per title whose numbers moved; units estimated from their sizes)', usd(upkeepDynamo.rankingsDeltas), usd(overLs(upkeepDynamo.rankingsDeltas))],
+        ['rankings runs\' deltas (none since decision O13: the runs publish through the compactor\'s patch; a delta\'s units estimated from its size)', usd(upkeepDynamo.rankingsDeltas), usd(overLs(upkeepDynamo.rankingsDeltas))],
         ['**total with the index\'s writes**', `**${usd(lsDynamo * (lsPerMonth / 1e6))}**`, `**${usd(lsDynamo)}**`],
         ['rankings runs\' other writes (the records\' numbers, positions, top lists: written with or without an index)', usd(upkeepDynamo.rankingsOther), usd(overLs(upkeepDynamo.rankingsOther))],
         ['total with every rankings write', usd(lsDynamoAll * (lsPerMonth / 1e6)), usd(lsDynamoAll)],
@@ -834,7 +839,7 @@ function renderCost(opts: BenchOptions, profiles: Profile[], share: Map<string, 
       'API Gateway per request; Lambda per invocation (authorizer included) and per GB-second; DynamoDB per request unit; CloudWatch Logs per byte logged (the function\'s own line plus ~500 bytes of Lambda\'s START/END/REPORT lines per invocation); data out per response byte (+600 bytes of headers).',
       `Samples: ${profiles.reduce((n, p) => n + p.fnInv.length, 0)} function and ${authInvs.length} authorizer invocations; ${profiles.reduce((n, p) => n + p.dropped, 0)} left out because a major collection of the bench process's own heap (the generated store) ran during them.`,
       `Cold starts: per function, environments ≈ its request rate × its duration (at least 1), each recycled every ${ENV_LIFETIME_MINUTES} minutes; the init (${DEFAULT_INIT_MS} ms) is billed at the function's memory.`,
-      `The in-memory index: a warm request reads no S3 object (${samplesS3} S3 calls in the samples). A function loads a kind's snapshot (one S3 GET at $${PRICES.s3GetPer1000} per 1,000) in a new environment and at its first request after the kind's pointer moved; each load is measured once per route after the function forgot its copies, and priced as its S3 GETs plus what it costs beyond the route's warm request (duration at the function's memory, read units). Pointers move at every compaction. One period of 10 minutes at the month's traffic is measured: ${int(WRITES_PER_PERIOD)} write mix requests (the month's writes / ${int(PERIODS_PER_MONTH)} periods), the rankings run after them (the numbers that moved, each record with its delta) and one compaction per kind with deltas; a kind compacts at every ${COMPACT_EVERY}th delta (the stream trigger) and once more by the job (floor(deltas / ${COMPACT_EVERY}) + 1 a period), and the job also runs when there is nothing to fold. Jobs and consumers at ${JOB_MEMORY_MB} MB; S3 latency as above (${['GetObject', 'PutObject', 'DeleteObject'].map((op) => `${op} ${AWS_LATENCY[op]![0]}/${AWS_LATENCY[op]![1]}`).join(', ')} ms).`,
+      `The in-memory index: a warm request reads no S3 object (${samplesS3} S3 calls in the samples). A function loads a kind's snapshot (one S3 GET at $${PRICES.s3GetPer1000} per 1,000) in a new environment and at its first request after the kind's pointer moved; each load is measured once per route after the function forgot its copies, and priced as its S3 GETs plus what it costs beyond the route's warm request (duration at the function's memory, read units). Pointers move at every compaction. One period of 10 minutes at the month's traffic is measured: ${int(WRITES_PER_PERIOD)} write mix requests (the month's writes / ${int(PERIODS_PER_MONTH)} periods), the rankings run after them (the numbers that moved, written into the records and published through one compaction per kind with a patch, decision O13) and one compaction per kind with deltas; a kind compacts at every ${COMPACT_EVERY}th delta (the stream trigger) and once more by the job (floor(deltas / ${COMPACT_EVERY}) + 1 a period), and the job also runs when there is nothing to fold. Jobs and consumers at ${JOB_MEMORY_MB} MB; S3 latency as above (${['GetObject', 'PutObject', 'DeleteObject'].map((op) => `${op} ${AWS_LATENCY[op]![0]}/${AWS_LATENCY[op]![1]}`).join(', ')} ms).`,
     ],
     body,
     budgets: [
