@@ -49,9 +49,9 @@ async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
 
 /**
  * Every item of one partition (optionally only the sort keys beginning with `prefix`), strongly
- * consistent: one Query, more only when the partition holds over 1 MB.
+ * consistent unless `consistent` is false: one Query, more only when the partition holds over 1 MB.
  */
-export async function queryAll(pk: string, prefix?: string): Promise<Item[]> {
+export async function queryAll(pk: string, prefix?: string, consistent = true): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -60,7 +60,7 @@ export async function queryAll(pk: string, prefix?: string): Promise<Item[]> {
         TableName: tableName(),
         KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
-        ConsistentRead: true,
+        ConsistentRead: consistent,
         ExclusiveStartKey: start,
       }),
     );

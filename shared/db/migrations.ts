@@ -26,7 +26,7 @@ import { isConditionalCheckFailed } from './errors.js';
 import { db } from './sdk.js';
 
 /** The format this code reads and writes. Raised by every step added to shared/domain/migrations.ts. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** The version of a store that holds data but no version item: written before versions were recorded (before issue 18). */
 export const UNRECORDED_VERSION = 1;
@@ -287,3 +287,18 @@ export async function deletePartition(pk: string): Promise<number> {
   await writeItems([], keys);
   return keys.length;
 }
+
+/**
+ * The items schema versions 2–4 kept for `GET /api/persons/{id}/voices/` beside the voice groups
+ * (decisions N1, N3): each voice entry in six ordering partitions (`PERSON#<p>#V#<ordering>#A|D`)
+ * and a person's counts (`PERSON#<p>#X` / `VN`, `VC#<c>`). Version 5 orders the groups in memory
+ * by the indexes and counts them (decision O17) and deletes these: the Scan's filter, and the test
+ * of an item it returns.
+ */
+export const VOICE_ITEMS_V4 = {
+  filter: {
+    expression: 'begins_with(pk, :person) AND (contains(pk, :entries) OR sk = :counts OR begins_with(sk, :character))',
+    values: { ':person': 'PERSON#', ':entries': '#V#', ':counts': 'VN', ':character': 'VC#' },
+  },
+  test: (i: Item): boolean => /^PERSON#[^#]+#V#/.test(String(i.pk)) || (/^PERSON#[^#]+#X$/.test(String(i.pk)) && /^(VN$|VC#)/.test(String(i.sk))),
+};

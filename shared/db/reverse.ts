@@ -6,23 +6,18 @@
  *
  *   appearance    CHARACTER#<c>#X               ANIME#<name key> / MANGA#<name key>   { v: {anime|manga: {id, name}, role, voices?} }
  *   staff credit  PERSON#<p>#X                  STAFF#<name key>                       { v: {anime: {id, name}, positions} }
- *   voice entry   PERSON#<p>#V#<ordering>#A|D   <sort key of the ordering>             { a, c, r, l }
- *   voice group   PERSON#<p>#X                  VA#<a>                                 { e: [[c, language, role]…], h }
- *   voice counts  PERSON#<p>#X                  VN (all) / VC#<c> (one character)      { n, "<language>:<role>": n … }
+ *   voice group   PERSON#<p>#X                  VA#<a>                                 { e: [[c, language, role]…] }
  *   fan-out head  <SOURCE>#<id>#F               H                                      { s: "<state id> …", ahead? }
  *   fan-out part  <SOURCE>#<id>#F               P#<state id>#<n>                       { part, parts }
  *
- * Every read of a request is a key range read with `Limit` (decision N1):
+ Reads (decisions N2, O17):
  *  - a name key is `sortKey(title name, text, title id)`: a character's appearances and a
- *    person's staff credits are read in the order of their derived arrays (§1.8), the first N;
- *  - each ordering of `voices/` (`aired_from`, `anime_name`, `character_name`) has its own
- *    partition per direction, sorted as §1.6 orders voices (the value, then the ids of the
- *    character and the anime, then the language; nulls last both ways), so a page is one Query
- *    from the cursor; its cards (names, images, score) are read with the page, never copied;
- *  - `count` comes from the person's counts (VN): per (language, role), kept exact by
- *    transactions guarded by the voice group of each (person, anime) (VA), which records what
- *    the counts hold of that anime. The groups and the per-character counts (VC) also give the
- *    entries of records deleted a moment ago, which the tombstones hide (decision N3).
+ *    person's staff credits are read in the order of their derived arrays (§1.8), the first N
+ *    (a key range read with `Limit`);
+ *  - a person's voice groups (one per anime they voice in: the characters, languages and roles)
+ *    are read whole by `voices/` (one Query, ≤ 4,000 entries ≈ 200 KB), which orders them in
+ *    memory by the anime's name or start date or the character's name as the in-memory indexes
+ *    hold them now (voiceRows), so a rename reorders them at once and `count` is exact.
  *
  * A title's fan-out records the states it was reconciled to (the state itself, in parts), so
  * reconciling it with its current state writes only what changed and deletes what it no longer
@@ -33,16 +28,14 @@
  * state a finished reconcile left lets a later one skip an item as already there (Z6).
  */
 import { createHash } from 'node:crypto';
-import type { Cursor } from './sort-keys.js';
 import { canonicalJson } from '../json.js';
-import { getItems, queryAll, writeItems, type Item, type ItemKey } from './batch.js';
+import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
 import { CASCADE_KEYS } from './cascades.js';
 import { send, tableName } from './client.js';
-import { queryIndexPage, type IndexPage } from './index-query.js';
-import { Contended, retryOnConflict } from './errors.js';
+import { Contended } from './errors.js';
 import { grant, grants, type KeyGrants } from './key-patterns.js';
-import { commit, commitContended, del, put, StaleRecord, type WritePlan } from './records.js';
-import { sortKey, type OrderType } from './sort-keys.js';
+import { commit, del, put, StaleRecord, type WritePlan } from './records.js';
+import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
 
 export const reversePk = (kind: string, id: string) => `${kind}#${id}#X`;
@@ -85,20 +78,7 @@ const keyOf = (pk: string, sk: string) => `${pk}\u0000${sk}`;
 /** A title name's place among a record's reverse items of one kind: `<prefix>#` + its ascending sort key. */
 const nameKey = (prefix: string, name: string, id: string) => `${prefix}#${sortKey(name, 'text', id, 'asc', prefix.length + 1)}`;
 
-/** The orderings of `voices/` (§4.9) and the value each sorts by. */
-export const VOICE_ORDERINGS: Record<string, { type: OrderType; value: (s: ReverseState, c: CastState) => string | null }> = {
-  aired_from: { type: 'plain', value: (s) => s.aired_from },
-  anime_name: { type: 'text', value: (s) => s.name },
-  character_name: { type: 'text', value: (_s, c) => c.name },
-};
-const voicePk = (person: string, ordering: string, descending: boolean) => `PERSON#${person}#V#${ordering}#${descending ? 'D' : 'A'}`;
-/**
- * Ties of a voice entry (§1.6: the ids of the records it shows in its shape's order — the
- * character, the anime — then its other fields: the language). Fixed length, as invertId needs.
- */
-const voiceTie = (character: string, anime: string, language: string) => `${character}${anime}${language.padEnd(12, '-')}`;
-
-/** The appearance, staff credit and voice entry items a state asks for, by key. */
+/** The appearance, staff credit and voice group items a state asks for, by key. */
 export function reverseItems(s: ReverseState): Map<string, Item> {
   const out = new Map<string, Item>();
   const add = (i: Item) => out.set(keyOf(String(i.pk), String(i.sk)), i);
@@ -106,15 +86,8 @@ export function reverseItems(s: ReverseState): Map<string, Item> {
   for (const c of s.cast) {
     const voices = c.voices.map(([person_id, language]) => ({ person_id, language }));
     add({ pk: reversePk('CHARACTER', c.character), sk: nameKey(s.kind, s.name, s.id), v: s.kind === 'ANIME' ? { anime: title, role: c.role, voices } : { manga: title, role: c.role } });
-    for (const [person, language] of c.voices) {
-      for (const [ordering, o] of Object.entries(VOICE_ORDERINGS)) {
-        for (const descending of [false, true]) {
-          const sk = sortKey(o.value(s, c), o.type, voiceTie(c.character, s.id, language), descending ? 'desc' : 'asc');
-          add({ pk: voicePk(person, ordering, descending), sk, a: s.id, c: c.character, r: c.role, l: language });
-        }
-      }
-    }
   }
+  for (const [person, entries] of voiceGroups(s)) add({ ...groupKey(person, s.id), e: entries });
   for (const m of s.staff) add({ pk: reversePk('PERSON', m.person), sk: nameKey('STAFF', s.name, s.id), v: { anime: title, positions: m.positions } });
   return out;
 }
@@ -139,36 +112,6 @@ export function voiceGroups(s: ReverseState | null): Map<string, Entry[]> {
 }
 
 const groupKey = (person: string, anime: string): ItemKey => ({ pk: reversePk('PERSON', person), sk: `VA#${anime}` });
-const countsKey = (person: string): ItemKey => ({ pk: reversePk('PERSON', person), sk: 'VN' });
-const characterCountsKey = (person: string, character: string): ItemKey => ({ pk: reversePk('PERSON', person), sk: `VC#${character}` });
-const bucket = (language: string, role: string) => `${language}:${role}`;
-
-/** The voice group item of (person, anime) holding `entries`. */
-export const groupItem = (person: string, anime: string, entries: readonly Entry[]): Item => ({ ...groupKey(person, anime), e: entries, h: hashOf(entries) });
-
-/** Entries counted per bucket, with the total `n`. */
-function bucketsOf(entries: readonly Entry[]): Record<string, number> {
-  const out: Record<string, number> = { n: entries.length };
-  for (const [, language, role] of entries) out[bucket(language, role)] = (out[bucket(language, role)] ?? 0) + 1;
-  return out;
-}
-
-/**
- * The counts items of the voice groups `groups` (person → anime → entries), as the consumer's
- * increments leave them: each person's counts (VN) and per character (VC) — for the bulk
- * loader and the recount.
- */
-export function countItems(groups: ReadonlyMap<string, ReadonlyMap<string, readonly Entry[]>>): Item[] {
-  const out: Item[] = [];
-  for (const [person, byAnime] of groups) {
-    const all = [...byAnime.values()].flat();
-    if (all.length > 0) out.push({ ...countsKey(person), ...bucketsOf(all) });
-    const byCharacter = new Map<string, Entry[]>();
-    for (const e of all) push(byCharacter, e[0], e);
-    for (const [character, entries] of byCharacter) out.push({ ...characterCountsKey(person, character), ...bucketsOf(entries) });
-  }
-  return out;
-}
 
 // ---- The fan-out: the states a title's items may show
 
@@ -274,7 +217,7 @@ const RECONCILE_TRIES = 6;
  * Makes the reverse items of a title (`kind`, `id`) what its current state asks for (`current`:
  * read after the fan-out on every attempt; null: the title is gone): records that state ahead in
  * the fan-out, puts the new and changed items, deletes those no state asks for any more, brings
- * the voice groups and counts in line, has `appearances` bring the characters whose appearance
+ * has `appearances` bring the characters whose appearance
  * (title, role) may have changed in line with their items, then records the state as the only
  * one. Idempotent. The head is written on the condition that it is as read, so a reconcile that
  * another reconcile of the same title overtook starts again — reading the title again, so the
@@ -314,7 +257,6 @@ export async function reconcileReverse(
         own.push(desired!);
       }
       await writeDiff(known, settled, fan.legacy, desired);
-      await reconcileCounts(id, known, settled, desired);
       await appearances(unfinished ? castOf([...known, desired]) : changedAppearances(known, desired));
       await commit(headPlan(kind, id, listed, target, []));
     } catch (err) {
@@ -364,156 +306,6 @@ function changedAppearances(known: readonly ReverseState[], desired: ReverseStat
   return [...out];
 }
 
-// ---- Voice groups and counts
-
-/** Character changes per transaction of one person (with its group and its counts: ≤ 100 items). */
-const CHARACTERS_PER_STEP = 98;
-
-/** One transaction's worth of a person's change: its group from `from` to `to`, and the counts' increments. */
-interface Step {
-  person: string;
-  from: Entry[] | null;
-  to: Entry[];
-  counts: Record<string, number>;
-  characters: Map<string, Record<string, number>>;
-}
-
-/**
- * Brings each voice actor's group of the title (VA) and their counts (VN, VC) to `desired`.
- * The group records what the counts hold of this title, so each change is one transaction:
- * the group (conditioned on what was read of it) and the increments it implies — redone from
- * a fresh read if the group changed meanwhile. Every person some `known` state or `desired`
- * names is read, but one whose entries in the `settled` state (what a finished reconcile left)
- * are those of `desired`.
- */
-async function reconcileCounts(anime: string, known: readonly ReverseState[], settled: readonly ReverseState[], desired: ReverseState | null): Promise<void> {
-  const want = voiceGroups(desired);
-  const held = settled.map(voiceGroups);
-  const same = (a: readonly Entry[] | undefined, b: readonly Entry[] | undefined) => canonicalJson(a ?? []) === canonicalJson(b ?? []);
-  let persons = [...new Set([...want.keys(), ...known.flatMap((s) => [...voiceGroups(s).keys()])])].filter(
-    (p) => held.length === 0 || held.some((g) => !same(g.get(p), want.get(p))),
-  );
-  for (let attempt = 1; persons.length > 0; attempt++) {
-    const stored = await getItems(persons.map((p) => groupKey(p, anime)));
-    const steps = persons.map((p, i) => stepsOf(p, (stored[i]?.e as Entry[] | undefined) ?? null, want.get(p) ?? []));
-    const failed = new Set<string>();
-    for (let round = 0; steps.some((s) => s.length > round); round++) {
-      const plans = steps.flatMap((s) => (s[round] && !failed.has(s[round]!.person) ? [s[round]!] : [])).map((s) => ({ person: s.person, plan: stepPlan(anime, s) }));
-      for (const batch of packed(plans)) {
-        try {
-          await commitContended(...batch.map((b) => b.plan));
-        } catch (err) {
-          if (!(err instanceof StaleRecord)) throw err;
-          if (attempt >= RECONCILE_TRIES) throw new Contended(`The voice counts of ANIME ${anime}`);
-          for (const b of batch) failed.add(b.person);
-        }
-      }
-    }
-    await dropZeroCounts(steps.flat().filter((s) => !failed.has(s.person)));
-    persons = [...failed];
-  }
-}
-
-/** The steps from a person's stored group (`from`) to `to`, at most CHARACTERS_PER_STEP characters each. */
-function stepsOf(person: string, from: Entry[] | null, to: Entry[]): Step[] {
-  if (from === null ? to.length === 0 : canonicalJson(from) === canonicalJson(to)) return [];
-  const byCharacter = (entries: readonly Entry[]) => {
-    const m = new Map<string, Entry[]>();
-    for (const e of entries) push(m, e[0], e);
-    return m;
-  };
-  const before = byCharacter(from ?? []);
-  const after = byCharacter(to);
-  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((c) => canonicalJson(before.get(c) ?? []) !== canonicalJson(after.get(c) ?? [])).sort();
-  const steps: Step[] = [];
-  let current = from;
-  const state = new Map(before);
-  for (let i = 0; i < changed.length || steps.length === 0; i += CHARACTERS_PER_STEP) {
-    const part = changed.slice(i, i + CHARACTERS_PER_STEP);
-    const counts: Record<string, number> = {};
-    const characters = new Map<string, Record<string, number>>();
-    for (const c of part) {
-      const d = diffBuckets(bucketsOf(before.get(c) ?? []), bucketsOf(after.get(c) ?? []));
-      characters.set(c, d);
-      for (const [b, n] of Object.entries(d)) counts[b] = (counts[b] ?? 0) + n;
-      if (after.has(c)) state.set(c, after.get(c)!);
-      else state.delete(c);
-    }
-    const next = [...state.keys()].sort().flatMap((c) => state.get(c)!);
-    next.sort((x, y) => (x.join('\u0000') < y.join('\u0000') ? -1 : 1));
-    steps.push({ person, from: current, to: next, counts, characters });
-    current = next;
-  }
-  return steps;
-}
-
-function diffBuckets(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const b of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const d = (after[b] ?? 0) - (before[b] ?? 0);
-    if (d !== 0) out[b] = d;
-  }
-  return out;
-}
-
-/** A step as a transaction: the group at its new value (conditioned on the old one) and the counts' increments. */
-function stepPlan(anime: string, s: Step): WritePlan {
-  const key = groupKey(s.person, anime);
-  const condition = s.from === null ? { expression: 'attribute_not_exists(pk)' } : { expression: '#h = :h', names: { '#h': 'h' }, values: { ':h': hashOf(s.from) } };
-  const items: object[] = [s.to.length === 0 ? del(key, condition) : put(groupItem(s.person, anime, s.to), condition)];
-  const meanings: WritePlan['meanings'] = [HEAD_MEANING];
-  for (const [k, d] of [[countsKey(s.person), s.counts], ...[...s.characters].map(([c, d]) => [characterCountsKey(s.person, c), d] as const)] as [ItemKey, Record<string, number>][]) {
-    if (Object.keys(d).length === 0) continue;
-    items.push(increments(k, d));
-    meanings.push(null);
-  }
-  return { items, meanings };
-}
-
-function increments(key: ItemKey, d: Record<string, number>) {
-  const names: Record<string, string> = {};
-  const values: Record<string, number> = {};
-  const adds = Object.entries(d).map(([b, n], i) => {
-    names[`#b${i}`] = b;
-    values[`:b${i}`] = n;
-    return `#b${i} :b${i}`;
-  });
-  return { Update: { TableName: tableName(), Key: key, UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
-}
-
-/** Plans packed into transactions of at most 100 items. */
-function packed<T extends { plan: WritePlan }>(plans: readonly T[]): T[][] {
-  const out: T[][] = [];
-  let size = 101;
-  for (const p of plans) {
-    if (size + p.plan.items.length > 100) {
-      out.push([]);
-      size = 0;
-    }
-    out.at(-1)!.push(p);
-    size += p.plan.items.length;
-  }
-  return out;
-}
-
-/** Counts items brought down to zero are deleted (when still zero), so that none stays for records long gone. */
-async function dropZeroCounts(steps: readonly Step[]): Promise<void> {
-  const keys = new Map<string, ItemKey>();
-  for (const s of steps) {
-    if ((s.counts.n ?? 0) < 0) keys.set(keyOf(countsKey(s.person).pk, 'VN'), countsKey(s.person));
-    for (const [c, d] of s.characters) if ((d.n ?? 0) < 0) keys.set(keyOf(s.person, c), characterCountsKey(s.person, c));
-  }
-  await Promise.all(
-    [...keys.values()].map(async (Key) => {
-      try {
-        await send((c) => new c.DeleteCommand({ TableName: tableName(), Key, ConditionExpression: '#n = :zero', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':zero': 0 } }));
-      } catch (err) {
-        if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-      }
-    }),
-  );
-}
-
 // ---- Reads
 
 /** The first `limit` items of a partition whose sort keys start with `prefix`, in key order (one Query). */
@@ -556,7 +348,7 @@ export async function reverseSources(kind: string, id: string): Promise<{ kind: 
   return [...out.values()];
 }
 
-/** A voice entry of `voices/` as stored: the ids of its anime and character, its role and language. */
+/** An entry of a person's `voices/` (§4.9): the anime and the character it shows, the role and the language. */
 export interface VoiceEntry {
   anime: string;
   character: string;
@@ -564,104 +356,48 @@ export interface VoiceEntry {
   language: string;
 }
 
-export interface VoiceQuery {
-  ordering: string;
-  descending: boolean;
-  limit: number;
-  cursor: Cursor | null;
-  language?: string;
-  role?: string;
+/**
+ * Every voice entry of a person: their voice groups, one Query (more past 1 MB), eventually
+ * consistent — reverse views may lag behind a title's write (§1.8) and the consumer keeps them.
+ */
+export async function readVoices(person: string): Promise<VoiceEntry[]> {
+  const groups = await queryAll(reversePk('PERSON', person), 'VA#', false);
+  return groups.flatMap((g) => (g.e as VoiceGroupEntry[]).map(([character, language, role]) => ({ anime: String(g.sk).slice(3), character, language, role })));
 }
+
+/** The orderings of `voices/` (§4.9): the kind of the record whose value orders an entry, the ordering of that kind's index holding it. */
+export const VOICE_ORDERINGS: Record<string, { kind: 'ANIME' | 'CHARACTER'; ordering: string; type: OrderType }> = {
+  aired_from: { kind: 'ANIME', ordering: 'aired_from', type: 'plain' },
+  anime_name: { kind: 'ANIME', ordering: 'name', type: 'text' },
+  character_name: { kind: 'CHARACTER', ordering: 'name', type: 'text' },
+};
 
 /**
- * One page of a person's voices (§4.9): one Query of the ordering's partition from the cursor,
- * `limit + 1` items, or with a filter at most readBudget(limit) items evaluated (the page may
- * then be short while `next` is set, §1.5).
+ * Ties of a voice entry (§1.6: the ids of the records it shows in its shape's order — the
+ * character, the anime — then its other fields: the language). Fixed length, as invertId needs.
  */
-export async function voicePage(person: string, q: VoiceQuery): Promise<IndexPage<VoiceEntry>> {
-  if (!Object.hasOwn(VOICE_ORDERINGS, q.ordering)) throw new Error(`unknown voices ordering ${q.ordering}`);
-  const clauses: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (q.language !== undefined) {
-    [names['#l'], values[':l']] = ['l', q.language];
-    clauses.push('#l = :l');
-  }
-  if (q.role !== undefined) {
-    [names['#r'], values[':r']] = ['r', q.role];
-    clauses.push('#r = :r');
-  }
-  return queryIndexPage(
-    {
-      pk: voicePk(person, q.ordering, q.descending),
-      forward: !q.descending,
-      limit: q.limit,
-      cursor: q.cursor,
-      filter: clauses.length === 0 ? undefined : { expression: clauses.join(' AND '), names, values },
-    },
-    (i) => ({ anime: String(i.a), character: String(i.c), role: String(i.r), language: String(i.l) }),
-  );
-}
-
-/** The key of a person's voice counts (read with the person's record). */
-export const voiceCountsKey = countsKey;
-
-/** What the count of a person's voices must leave out now: the groups of deleted animes and the counts of deleted characters. */
-function voiceCorrectionKeys(person: string, deleted: { animes: readonly string[]; characters: readonly string[] }): ItemKey[] {
-  return [...deleted.animes.map((a) => groupKey(person, a)), ...deleted.characters.map((c) => characterCountsKey(person, c))];
-}
+const voiceTie = (e: VoiceEntry) => `${e.character}${e.anime}${e.language.padEnd(12, '-')}`;
 
 /**
- * The exact number of a person's voice entries matching `filter` that are shown: the counts,
- * less the entries of animes and characters deleted a moment ago (`corrections`: their groups,
- * then their counts, as voiceCorrectionKeys lists them) — each entry once, also when both its
- * anime and its character are deleted.
+ * Voice entries in §1.6's order of an ordering of `voices/`, each with its sort key (what cursors
+ * hold): `value` gives the ordering's value of an entry's anime or character (VOICE_ORDERINGS).
+ * Nulls last in both directions, then the ties above.
  */
-export function voiceCount(
-  counts: Item | null,
-  corrections: readonly (Item | null)[],
-  deleted: { animes: readonly string[]; characters: readonly string[] },
-  filter: { language?: string; role?: string },
-): number {
-  const matches = (b: string) => {
-    const [language, role] = b.split(':');
-    return role !== undefined && (filter.language === undefined || filter.language === language) && (filter.role === undefined || filter.role === role);
-  };
-  const sum = (item: Item | null | undefined) => Object.entries(item ?? {}).reduce((n, [b, v]) => (matches(b) ? n + Number(v) : n), 0);
-  const characters = new Set(deleted.characters);
-  let n = sum(counts);
-  deleted.animes.forEach((_, i) => {
-    for (const [c, language, role] of (corrections[i]?.e ?? []) as Entry[]) if (!characters.has(c) && matches(bucket(language, role))) n--;
-  });
-  deleted.characters.forEach((_, i) => (n -= sum(corrections[deleted.animes.length + i])));
-  return Math.max(0, n);
-}
-
-/**
- * voiceCount while deletions of animes or characters are pending: the counts and what it leaves
- * out are read in one snapshot (TransactGetItems, 100 items: the consumer changes a group and
- * the counts in one transaction, so the two never disagree); beyond 99 pending deletions in
- * several.
- */
-export async function voiceCountWhileDeleting(person: string, deleted: { animes: readonly string[]; characters: readonly string[] }, filter: { language?: string; role?: string }): Promise<number> {
-  const keys = [countsKey(person), ...voiceCorrectionKeys(person, deleted)];
-  const items: (Item | null)[] = [];
-  for (let i = 0; i < keys.length; i += 100) {
-    const out = await retryOnConflict(() => send((c) => new c.TransactGetCommand({ TransactItems: keys.slice(i, i + 100).map((Key) => ({ Get: { TableName: tableName(), Key } })) })), 6);
-    items.push(...(out.Responses ?? []).map((r) => (r.Item as Item | undefined) ?? null));
-  }
-  return voiceCount(items[0] ?? null, items.slice(1), deleted, filter);
+export function sortVoices(entries: readonly VoiceEntry[], ordering: string, descending: boolean, value: (e: VoiceEntry) => OrderValue): { e: VoiceEntry; sk: string }[] {
+  const o = VOICE_ORDERINGS[ordering];
+  if (!o) throw new Error(`unknown voices ordering ${ordering}`);
+  const dir = descending ? 'desc' : 'asc';
+  return entries
+    .map((e) => ({ e, sk: sortKey(value(e), o.type, voiceTie(e), dir) }))
+    .sort((a, b) => compareCodePoints(a.sk, b.sk) * (descending ? -1 : 1));
 }
 
 // ---- Deletion of a target
 
 /** Removes every reverse item of a character or person (it is deleted; its views went with it). */
 export async function dropReverse(kind: string, id: string): Promise<void> {
-  const pks = [reversePk(kind, id), ...(kind === 'PERSON' ? Object.keys(VOICE_ORDERINGS).flatMap((o) => [voicePk(id, o, false), voicePk(id, o, true)]) : [])];
-  for (const pk of pks) {
-    const items = await queryAll(pk);
-    await writeItems([], items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })));
-  }
+  const items = await queryAll(reversePk(kind, id));
+  await writeItems([], items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })));
 }
 
 const CATALOGUE_KINDS = ['ANIME', 'MANGA', 'CHARACTER', 'PERSON', 'GENRE', 'THEME', 'PRODUCER', 'DEMOGRAPHIC', 'MAGAZINE'];

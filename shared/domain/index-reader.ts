@@ -21,7 +21,8 @@ import { Unavailable } from '../db/errors.js';
 import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
 import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
-import { entryRows, evaluate, prepareDeltas, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
+import { entryRows, evaluate, prepareDeltas, valuesOf, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
+import type { OrderValue } from '../db/sort-keys.js';
 import { buildSnapshot, unpackSnapshot, type Snapshot } from '../search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
 
@@ -134,6 +135,16 @@ export async function indexIds<R extends BaseRecord>(def: IndexDef<R>, equals: R
   const descending = def.listOrder.startsWith('-');
   const page = evaluate(def, h.snapshot, { ordering: def.listOrder.replace(/^-/, ''), descending, limit: Math.max(1, all), cursor: null, terms: [], equals }, h.prepared);
   return page.entries.map((e) => e.id);
+}
+
+/**
+ * The kind's index as of now, to look up records' values in its orderings (a person's `voices/`):
+ * `values(ordering, ids)` leaves out ids not in the index (deleted, never written; valuesOf).
+ */
+export async function indexLookup<R extends BaseRecord>(def: IndexDef<R>): Promise<{ values(ordering: string, ids: Iterable<string>): Map<string, OrderValue> }> {
+  const h = await current(def);
+  const set = (h.prepared ??= prepareDeltas(h.snapshot, h.deltas));
+  return { values: (ordering, ids) => valuesOf(h.snapshot, set, ordering, ids) };
 }
 
 /**

@@ -19,6 +19,7 @@ import { releaseMigration, saveCheckpoint, SCHEMA_VERSION, setStoreVersion, stor
 import { storeV2 } from './store-v2.js';
 import { storeV3 } from './store-v3.js';
 import { storeV4 } from './store-v4.js';
+import { storeV5 } from './store-v5.js';
 
 /** How far a step got, for a progress bar (`total` null: unknown). */
 export interface Progress {
@@ -57,7 +58,7 @@ export interface MigrationStep {
 }
 
 /** Every step, in order: the last one's `to` is SCHEMA_VERSION. */
-export const STEPS: readonly MigrationStep[] = [storeV2, storeV3, storeV4];
+export const STEPS: readonly MigrationStep[] = [storeV2, storeV3, storeV4, storeV5];
 
 export interface MigrateOptions {
   /** Records worked on at once (default 8). */

@@ -7,9 +7,9 @@
  *     checkpoint, a page at a time, several titles at once):
  *     - its reverse views, reconciled as the relations consumer does (catalogue-effects.ts
  *       reconcileSource): the fan-out of version 1 is read as a list of item keys and replaced
- *       by the title's state, its items (appearances and staff credits keyed by name, a voice
- *       entry's six items) put and the old ones deleted, its voice groups and counts moved in the
- *       consumer's transactions, each guarded by the group (N1–N4);
+ *       by the title's state, its items (appearances and staff credits keyed by name, voice
+ *       groups; until version 5 also a voice entry's six ordering items and the voice counts:
+ *       O17) put and the old ones deleted (N1–N4);
  *     - its reviews (version 1 kept a vector per review in the title's and the author's
  *       partitions): each review's list entries, its claim's `sp`, its vectors gone (Q6);
  *  2. a sweep of the table (one Scan), repeated until a pass changes nothing:

@@ -15,7 +15,9 @@ import { compareCodePoints } from '../db/sort-keys.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
 import { readRelation, type TitleDef } from '../db/titles.js';
-import { voiceCount, voiceCountsKey, voiceCountWhileDeleting, voicePage } from '../db/reverse.js';
+import { readVoices, sortVoices, VOICE_ORDERINGS, type VoiceEntry } from '../db/reverse.js';
+import { indexLookup } from '../domain/index-reader.js';
+import { INDEXED } from '../domain/index-kinds.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -84,55 +86,46 @@ export function castList<E>(listing: CastListing<E>): Operation {
   };
 }
 
-/** Queries more a backward page of voices/ may make when what it read was all hidden by tombstones. */
-const BACKWARD_READS_ON = 4;
-
 /**
  * `GET /api/persons/{id}/voices/` (API.md §4.9): one entry per (anime, character, language) the
- * person voices. Two rounds whatever the person's number of voices (decision N1): the person,
- * the tombstones and the person's voice counts (one BatchGetItem) with the page (one Query of the
- * ordering's partition from the cursor: `limit + 1` entries, or with `language`/`role` at most
- * readBudget(limit) evaluated — a page may then be short, §1.5); then the page's anime and
- * character cards, read, never copied, so names, images and `score` are current (one
- * BatchGetItem per 100 keys, in parallel) and — only while a deletion of an anime or a
- * character is pending — the counts again with what the exact `count` leaves out, in one
- * snapshot (voiceCountWhileDeleting).
+ * person voices, ordered by the anime's start date or name or the character's name (decision
+ * O17). Two rounds whatever the person's number of voices: the person and the tombstones (one
+ * BatchGetItem), the person's voice groups (one Query of ≤ 4,000 entries) and the index of the
+ * ordering's kind brought up to date (its deltas: one Query; a function's first request also
+ * loads its snapshot) — the entries are filtered, ordered and paged in memory, so every page but
+ * the last is full and `count` is exact; then the page's anime and character cards, read, never
+ * copied, so names, images and `score` are current (one BatchGetItem per 100 keys, in parallel).
+ * Entries of records deleted a moment ago (the tombstones) or no longer in the index are left out.
  */
 export function voicesList(cards: { anime: readonly string[]; character: readonly string[] }): Operation {
   return async (req) => {
     const q = req.query as unknown as { ordering: { key: string; descending: boolean }; language?: string; role?: string };
     const id = (req.params as { id: string }).id;
-    const filter = { language: q.language, role: q.role };
-    const cursor = req.query.cursor ?? null;
-    const read = (from: typeof cursor) => voicePage(id, { ordering: q.ordering.key, descending: q.ordering.descending, limit: pageLimit(req), cursor: from, ...filter });
-    const [[person, tomb, counts], first] = await Promise.all([getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId), voiceCountsKey(id)]), read(cursor)]);
-    let page = first;
+    const by = VOICE_ORDERINGS[q.ordering.key]!;
+    const [[person, tomb], entries, index] = await Promise.all([
+      getItems([recordKeyOfKind('PERSON', id), tombstoneKey(req.requestId)]),
+      readVoices(id),
+      indexLookup(INDEXED[by.kind]!),
+    ]);
     if (!person) throw notFound('No person with this id.');
     const deleted = new Deleted(tomb);
-    const gone = { animes: deleted.ids('ANIME'), characters: deleted.ids('CHARACTER') };
-    // Entries of records deleted a moment ago stay until the consumer removes them: left out here.
-    const visible = () => page.items.map((i) => i.value).filter((v) => !deleted.has('ANIME', v.anime) && !deleted.has('CHARACTER', v.character));
-    let kept = visible();
-    // A page read backwards is empty only when nothing precedes it (§1.5): one whose entries
-    // were all of such records reads on, at most BACKWARD_READS_ON more Queries.
-    for (let n = 0; n < BACKWARD_READS_ON && kept.length === 0 && cursor?.d === 'p' && page.items.length > 0 && page.previous; n++) {
-      page = await read(page.previous);
-      kept = visible();
-    }
-    const animeIds = [...new Set(kept.map((v) => v.anime))];
-    const characterIds = [...new Set(kept.map((v) => v.character))];
-    const pending = gone.animes.length + gone.characters.length > 0;
-    const [found, count] = await Promise.all([
-      getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]),
-      pending ? voiceCountWhileDeleting(id, gone, filter) : voiceCount(counts ?? null, [], gone, filter),
-    ]);
+    const shown = entries.filter(
+      (e) => !deleted.has('ANIME', e.anime) && !deleted.has('CHARACTER', e.character) && (q.language === undefined || e.language === q.language) && (q.role === undefined || e.role === q.role),
+    );
+    const idOf = (e: VoiceEntry) => (by.kind === 'ANIME' ? e.anime : e.character);
+    const values = index.values(by.ordering, new Set(shown.map(idOf)));
+    const sorted = sortVoices(shown.filter((e) => values.has(idOf(e))), q.ordering.key, q.ordering.descending, (e) => values.get(idOf(e))!);
+    const page = pageOf(sorted, q.ordering.descending, pageLimit(req), req.query.cursor ?? null);
+    const animeIds = [...new Set(page.kept.map(({ e }) => e.anime))];
+    const characterIds = [...new Set(page.kept.map(({ e }) => e.character))];
+    const found = await getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]);
     // Animes show their counters' numbers (the card's `score`).
     const recs = new Map(found.filter((f): f is Item => f !== null).map((f) => [String(f.pk), String(f.pk).startsWith('ANIME#') ? titleRecordOf(animeTitle, f) as unknown as Rec : (f.rec as Rec)]));
-    const results = kept.flatMap((v) => {
-      const anime = recs.get(`ANIME#${v.anime}`);
-      const character = recs.get(`CHARACTER#${v.character}`);
-      return anime && character ? [{ character: inShapeOrder(character, cards.character), anime: inShapeOrder(anime, cards.anime), role: v.role, language: v.language }] : [];
+    const results = page.kept.flatMap(({ e }) => {
+      const anime = recs.get(`ANIME#${e.anime}`);
+      const character = recs.get(`CHARACTER#${e.character}`);
+      return anime && character ? [{ character: inShapeOrder(character, cards.character), anime: inShapeOrder(anime, cards.anime), role: e.role, language: e.language }] : [];
     });
-    return pageReply(req, { items: results, next: page.next, previous: page.previous }, count);
+    return pageReply(req, { items: results, next: page.next, previous: page.previous }, sorted.length);
   };
 }

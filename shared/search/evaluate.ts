@@ -14,7 +14,7 @@
  */
 import { matches, orderingOf, type EntryRow, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
 import type { BaseRecord } from '../db/records.js';
-import { compareCodePoints, sortKey } from '../db/sort-keys.js';
+import { compareCodePoints, sortKey, type OrderValue } from '../db/sort-keys.js';
 import type { Cursor } from '../db/sort-keys.js';
 import { idAt, keyAt, numberOf, orderOf, valueAt, type OrderColumn, type Snapshot } from './snapshot.js';
 
@@ -36,6 +36,8 @@ export interface DeltaSet {
   vectors: Vector[];
   /** Their sort keys, by ordering and direction (`name/asc`). */
   keys: Map<string, string[]>;
+  /** The changed and added records' vectors by id (valuesOf; built on first use). */
+  byId?: Map<string, Vector>;
 }
 
 export function prepareDeltas(s: Snapshot, deltas: readonly Delta[]): DeltaSet {
@@ -281,4 +283,26 @@ export function entryRows<R extends BaseRecord>(def: IndexDef<R>, s: Snapshot, s
   }
   for (const v of set.vectors) if (v.e) rows.push({ id: v.id, o: v.o, x: v.x, e: v.e });
   return rows;
+}
+
+/**
+ * The value each record of `ids` has now in `ordering` (a person's `voices/`: its animes' names
+ * and start dates, its characters' names): a delta's vector, else the snapshot's record that no
+ * delta replaced. Ids of records not in the index (deleted, never written) are left out.
+ */
+export function valuesOf(s: Snapshot, set: DeltaSet, ordering: string, ids: Iterable<string>): Map<string, OrderValue> {
+  const col = s.orderings.get(ordering);
+  if (!col) throw new Error(`${s.kind}: no ordering ${ordering} in the snapshot`);
+  set.byId ??= new Map(set.vectors.map((v) => [v.id, v]));
+  const out = new Map<string, OrderValue>();
+  for (const id of ids) {
+    const v = set.byId.get(id);
+    if (v) {
+      out.set(id, v.o[ordering] ?? null);
+      continue;
+    }
+    const i = numberOf(s, id);
+    if (i >= 0 && (set.live === null || has(set.live, i) === 1)) out.set(id, valueAt(s, col, i));
+  }
+  return out;
 }

@@ -47,7 +47,7 @@ import { animes } from '../../shared/domain/animes.js';
 import { mangas } from '../../shared/domain/mangas.js';
 import { news } from '../../shared/domain/news.js';
 import { appearanceTokens, namedBy, reverseStateOf } from '../../shared/domain/reverse-views.js';
-import { countItems, fanOutItems, groupItem, reverseItems, voiceGroups, type ReverseItem, type VoiceGroupEntry } from '../../shared/db/reverse.js';
+import { fanOutItems, reverseItems, type ReverseItem } from '../../shared/db/reverse.js';
 import { characters } from '../../shared/domain/characters.js';
 import { persons } from '../../shared/domain/persons.js';
 import { referencesFound, type ReferenceCheck } from '../../shared/domain/references.js';
@@ -119,7 +119,7 @@ export interface KindReport {
 
 export interface LoadReport {
   kinds: KindReport[];
-  /** Counters, taxonomy records with their counts, voice counts, the index snapshots. */
+  /** Counters, taxonomy records with their counts, the index snapshots. */
   aggregates: { items: number; seconds: number };
   items: number;
   seconds: number;
@@ -206,8 +206,6 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   /** Characters built but not written yet, and the appearances their titles give them. */
   const deferred: { i: number; record: BaseRecord; relations: Record<string, readonly unknown[]> }[] = [];
   const appearances = new Map<string, ReverseItem[]>();
-  /** Each voice actor's entries per anime: their counts are aggregates, written last. */
-  const voiceGroupsByPerson = new Map<string, Map<string, VoiceGroupEntry[]>>();
 
   /** Writes a title's items as its creation would (its links and counter added up); returns the items put. */
   const writeTitle = async (kind: Kind, i: number, resource: TitleResource<BaseRecord>, record: BaseRecord, relations: Record<string, readonly unknown[]>, rev = 1): Promise<number> => {
@@ -300,10 +298,6 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
             appearances.set(id, [...(appearances.get(id) ?? []), r as unknown as ReverseItem]);
           }
         }
-        for (const [person, entries] of voiceGroups(state)) {
-          await writer.put(groupItem(person, out.record.id, entries));
-          (voiceGroupsByPerson.get(person) ?? voiceGroupsByPerson.set(person, new Map()).get(person)!).set(out.record.id, entries);
-        }
         for (const f of fanOutItems(state)) await writer.put(f);
         puts += reverse.length;
       }
@@ -352,7 +346,6 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
     }
   }
   for (const { key, n } of counters.values()) await writer.put({ ...key, n });
-  for (const item of countItems(voiceGroupsByPerson)) await writer.put(item);
   await writer.drain();
   // Each kind's index: a snapshot of the records loaded (a kind written before, `skip`, keeps its own).
   for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all, rebuild: { after: await readHead(resource.title.entity.kind) } });

@@ -11,6 +11,8 @@
  * migrates it before it listens, and then serves what the current code served for the same data.
  * A store of version 3 (the schedule's digest, an anime index without entries) is migrated to
  * version 4: its schedule is unavailable until then, and afterwards exactly what the digest held.
+ * A store of version 4 (voices/' ordering entries and counts) is migrated to version 5: they are
+ * deleted, nothing else changes.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,12 +33,13 @@ import { migrateStore, type Progress } from '../../shared/domain/migrations.js';
 import { storeV2 } from '../../shared/domain/store-v2.js';
 import { storeV3 } from '../../shared/domain/store-v3.js';
 import { storeV4 } from '../../shared/domain/store-v4.js';
+import { storeV5 } from '../../shared/domain/store-v5.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
 import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
-import { leftOrderingEntries, toVersion1, toVersion3 } from '../support/previous-store.js';
+import { leftOrderingEntries, toVersion1, toVersion3, toVersion4 } from '../support/previous-store.js';
 import { publishedVectors, recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
@@ -56,7 +59,8 @@ const LEFT_LISTS: Item[] = [
 
 /**
  * Items as compared: the schema items left out (their `at` differs), count attributes at 0 as
- * absent (a count brought back to 0 keeps its attribute, one never touched has none), and the
+ * absent (a count brought back to 0 keeps its attribute, one never touched has none), the hash
+ * `h` of voice groups that versions 2–4 wrote (version 5 neither reads nor rewrites it: O17), the
  * recommendation job's `prev`, which version 1 did not keep and the next run's completion sets
  * (decision Y5), and the names and times of the index pointers (decision O9) — with
  * `pointerVersions` false also their versions and predecessors (a rebuild publishes a version after
@@ -67,7 +71,8 @@ function comparable(items: ReadonlyMap<string, Item>, pointerVersions = true): M
   for (const [key, item] of items) {
     if (item.pk === 'SCHEMA') continue;
     let copy: Item = item;
-    if (item.sk === 'N' || /^(VN|VC#)/.test(String(item.sk))) copy = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== 0));
+    if (item.sk === 'N') copy = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== 0));
+    if (String(item.sk).startsWith('VA#')) copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'h'));
     if (item.pk === 'RECS#JOB') copy = Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'prev'));
     // An index pointer names its snapshot's objects and when it was published: each run its own.
     const ignored = pointerVersions ? ['name', 'at'] : ['name', 'at', 'version', 'previous'];
@@ -96,7 +101,8 @@ const families = (items: ReadonlyMap<string, Item>) => {
     indexPointers: n(/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#IX P$/),
     reviewEntries: n(/^REVIEWS#(ANIME|MANGA|USER)#[^#]+#O#/),
     reviewVectors: n(/^REVIEWS#(USER#[^#]+#V|(ANIME|MANGA)#[^#]+) (?!N$)/),
-    voiceEntries: n(/^PERSON#[^#]+#V#/),
+    legacyVoiceEntries: n(/^PERSON#[^#]+#V#/),
+    legacyVoiceCounts: n(/^PERSON#[^#]+#X (VN|VC#)/),
     voiceGroups: n(/^PERSON#[^#]+#X VA#/),
     fanOutHeads: n(/^(ANIME|MANGA)#[^#]+#F H$/),
     legacyFanOuts: n(/^(ANIME|MANGA)#[^#]+#F \d+$/),
@@ -161,7 +167,7 @@ describe('migrating a store of schema version 1', () => {
     expect(recount(reference, await publishedVectors(reference))).toEqual([]);
     const f = families(reference);
     for (const [family, n] of Object.entries(f)) if (!family.startsWith('legacy') && family !== 'reviewVectors') expect(n, family).toBeGreaterThan(0);
-    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices + f.legacyIndex + f.legacyDigest).toBe(0);
+    expect(f.reviewVectors + f.legacyFanOuts + f.legacyVoices + f.legacyIndex + f.legacyDigest + f.legacyVoiceEntries + f.legacyVoiceCounts).toBe(0);
   });
 
   it('is brought to the items the current code writes, item by item', async () => {
@@ -170,7 +176,7 @@ describe('migrating a store of schema version 1', () => {
     expect(leftEntries.filter((e) => old.has(`${String(e.pk)} ${String(e.sk)}`))).toHaveLength(leftEntries.length);
     expect(await storeVersion()).toBe(1);
     const f = families(old);
-    expect([f.indexPointers, f.reviewEntries, f.voiceEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0, 0]);
+    expect([f.indexPointers, f.reviewEntries, f.voiceGroups, f.fanOutHeads]).toEqual([0, 0, 0, 0]);
     expect(f.legacyIndex).toBeGreaterThan(0);
     expect(f.legacyDigest).toBe(airing().length);
     expect(reviews).toBeGreaterThan(20);
@@ -185,13 +191,15 @@ describe('migrating a store of schema version 1', () => {
     expect(await storeVersion()).toBe(SCHEMA_VERSION);
     expect(await readCheckpoint(2)).toBeNull();
     const summary = report.steps[0]!.summary;
-    expect(report).toMatchObject({ from: 1, to: 4 });
+    expect(report).toMatchObject({ from: 1, to: 5 });
     // Version 3: every title kind's first snapshot, the planner's title index gone.
     const titles = cat.sizes.anime + cat.sizes.manga + cat.sizes.character + cat.sizes.person + cat.sizes.news;
     expect(report.steps[1]!.summary).toMatchObject({ records: titles, snapshots: 5 });
     expect(report.steps[1]!.summary.deleted).toBeGreaterThan(titles * 10);
     // Version 4: the anime index version 3 published from the records has the entries already; the digest gone.
     expect(report.steps[2]!.summary).toEqual({ records: 0, snapshots: 0, deleted: airing().length });
+    // Version 5: version 2's reconciles wrote no voice entries nor counts (the current code's reverse items).
+    expect(report.steps[3]!.summary).toEqual({ deleted: 0 });
     expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
     expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
     console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
@@ -209,6 +217,9 @@ describe('migrating a store of schema version 1', () => {
     const v4 = await storeV4.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
     expect(v4).toMatchObject({ snapshots: 0, deleted: 0 });
+    const v5 = await storeV5.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+    expect(v5).toEqual({ deleted: 0 });
     expectSameItems(await scanAll(table()), reference);
   }, 300_000);
 
@@ -242,6 +253,7 @@ describe('migrating a store of schema version 1', () => {
 
 describe('migrating a store of schema version 3', () => {
   it("rebuilds the anime index with the airing animes' entries and deletes the digest; until then the schedule is unavailable, not wrong", async () => {
+    const voiceItems = await toVersion4();
     await toVersion3();
     expect(await storeVersion()).toBe(3);
     const old = await scanAll(table());
@@ -254,12 +266,12 @@ describe('migrating a store of schema version 3', () => {
     expect((await indexPage(animeIndex, { ordering: 'name', descending: false, limit: 1, cursor: null, terms: [], equals: {} })).count).toBe(cat.sizes.anime);
 
     const report = await migrateStore({ segments: 3 });
-    expect(report).toMatchObject({ from: 3, to: 4 });
-    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }]);
+    expect(report).toMatchObject({ from: 3, to: 5 });
+    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }, { deleted: voiceItems }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
     expectSameItems(after, reference, false);
-    expect(await storeVersion()).toBe(4);
+    expect(await storeVersion()).toBe(5);
     // The same function sees the pointer move: the schedule's entries are exactly what the digest held.
     const byId = (a: object, b: object) => (String((a as { id: string }).id) < String((b as { id: string }).id) ? -1 : 1);
     expect((await indexEntries(animeIndex)).map(scheduleEntryOf).sort(byId)).toEqual(digest.sort(byId));
@@ -268,6 +280,32 @@ describe('migrating a store of schema version 3', () => {
     const again = await storeV4.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
     expect(again).toMatchObject({ snapshots: 0, deleted: 0 });
+  }, 300_000);
+});
+
+describe('migrating a store of schema version 4', () => {
+  it("deletes voices/' ordering entries and the persons' voice counts, and nothing else", async () => {
+    const voiceItems = await toVersion4();
+    expect(await storeVersion()).toBe(4);
+    const f = families(await scanAll(table()));
+    // Six ordering entries per voice entry, and the counts.
+    expect(f.legacyVoiceEntries).toBeGreaterThan(6 * 20);
+    expect(f.legacyVoiceEntries % 6).toBe(0);
+    expect(f.legacyVoiceEntries + f.legacyVoiceCounts).toBe(voiceItems);
+    expect(recount(await scanAll(table())).some((p) => /reverse items/.test(p))).toBe(true);
+
+    const report = await migrateStore({ segments: 3 });
+    expect(report).toMatchObject({ from: 4, to: 5 });
+    expect(report.steps.map((s) => s.summary)).toEqual([{ deleted: voiceItems }]);
+    const after = await scanAll(table());
+    expect(recount(after, await publishedVectors(after))).toEqual([]);
+    // The anime index is the one the previous test rebuilt (a later version than the reference's).
+    expectSameItems(after, reference, false);
+    expect(await storeVersion()).toBe(5);
+
+    recorder.take();
+    expect(await storeV5.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined })).toEqual({ deleted: 0 });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
   }, 300_000);
 });
 
@@ -298,9 +336,9 @@ describe('npm start on a data dir of schema version 1', () => {
       try {
         const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
         const listening = at(/^out listening on /);
-        expect(at(/^err migrating the store from schema version 1 to 4: issue 18.*; the titles' in-memory index.*; the schedule from the anime index/)).toBeGreaterThanOrEqual(0);
+        expect(at(/^err migrating the store from schema version 1 to 5: issue 18.*; the titles' in-memory index.*; the schedule from the anime index.*; voices\/ ordered by the indexes/)).toBeGreaterThanOrEqual(0);
         expect(at(/^err migrating: titles \[#+\.*\] \d+\/40 titles/)).toBeGreaterThan(at(/^err migrating the store/));
-        expect(at(/^out migrated the store from schema version 1 to 4 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
+        expect(at(/^out migrated the store from schema version 1 to 5 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
         expect(listening).toBeGreaterThan(at(/^out migrated the store/));
         for (const v of views) {
           const page = (await (await fetch(`${url}${v.path}`)).json()) as Page;

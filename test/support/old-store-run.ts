@@ -32,7 +32,9 @@ await loadCommunity({ comm: community(cat, { users: 30, items: 200, reviews: 40 
 // Views that read what version 1 lacked: a person's voices, a title's reviews, a season's animes.
 const items = [...(await scanAll(LOCAL_TABLE)).values()];
 const most = (re: RegExp) => items.filter((i) => re.test(`${String(i.pk)} ${String(i.sk)}`)).sort((a, b) => Number(b.n) - Number(a.n))[0]!;
-const person = /^PERSON#([^#]+)#X$/.exec(String(most(/^PERSON#[^#]+#X VN$/).pk))![1];
+const voices = new Map<string, number>();
+for (const i of items) if (/^PERSON#[^#]+#X$/.test(String(i.pk)) && String(i.sk).startsWith('VA#')) voices.set(String(i.pk), (voices.get(String(i.pk)) ?? 0) + (i.e as unknown[]).length);
+const person = /^PERSON#([^#]+)#X$/.exec([...voices].sort((a, b) => b[1] - a[1])[0]![0])![1];
 const reviewed = /^REVIEWS#ANIME#([^#]+)$/.exec(String(most(/^REVIEWS#ANIME#[^#]+ N$/).pk))![1];
 // The season with the most animes.
 const seasons = new Map<string, number>();

@@ -1,7 +1,7 @@
 /**
  * A store as schema version 1 (the code before issue 18, commit 2bae71c) wrote it, made from one
  * the current code wrote: the migration's test (test/integration/migrations.test.ts) starts from
- * it; and one as version 3 wrote it (toVersion3). What version 1 lacked is deleted, what it wrote otherwise is written in its form, what it
+ * it; one as version 3 wrote it (toVersion3), and one as version 4 wrote it (toVersion4). What version 1 lacked is deleted, what it wrote otherwise is written in its form, what it
  * left behind is put back — exactly this, no more (the list was taken from a store the bench's
  * loaders wrote with each version's code, compared item by item: every other item was equal):
  *
@@ -26,6 +26,10 @@
  *    (`leftLists`), which version 1's title cascades left;
  *  - taxonomy (Z4): ordering entries of deleted records (`leftEntries`, made by
  *    `leftOrderingEntries`), which version 1's catalogue consumer put back after the deletion.
+ *
+ * Versions 2–4 kept, beside the voice groups, what `voices/` read before version 5 (O17): each
+ * voice entry in six ordering partitions and the persons' voice counts, and the groups carried the
+ * hash that guarded the counts' transactions (voiceItemsBefore5).
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -254,14 +258,15 @@ export function asVersion1(bytes: Uint8Array): Uint8Array {
 
 /**
  * Rewrites the table of TABLE_NAME (written by the current code, its anime index published)
- * into what schema version 3 would hold for the same records: the schedule's digest items; the
+ * into what schema version 3 would hold for the same records: what version 4 held for `voices/`
+ * (voiceItemsBefore5); the schedule's digest items; the
  * anime index's vectors without their entries — its snapshot (format version 1) and vectors
  * object as version 3 wrote them, under a new name that the pointer (same version and number)
  * names, and its deltas —; the version item at 3.
  */
 export async function toVersion3(): Promise<void> {
   const all = await scanAll(process.env.TABLE_NAME!, { schema: true });
-  const puts: Item[] = [{ pk: 'SCHEMA', sk: 'V', version: 3, at: new Date().toISOString() }];
+  const puts: Item[] = [{ pk: 'SCHEMA', sk: 'V', version: 3, at: new Date().toISOString() }, ...voiceItemsBefore5(all)];
   for (const item of all.values()) {
     const pk = String(item.pk);
     if (new RegExp(`^${animeIndex.kind}#[^#]+$`).test(pk) && item.sk === 'R') puts.push(...[scheduleDigestItem(item.rec as AnimeRecord)].filter((i) => i !== null));
@@ -287,4 +292,59 @@ export async function animeIndexAsVersion3(): Promise<void> {
   await putIndexObject(indexObjectKey(def.kind, name, 'snapshot'), new Uint8Array(gzipSync(asVersion1(encodeSnapshot(buildSnapshot(def, vectors, false))))));
   await putIndexObject(indexObjectKey(def.kind, name, 'vectors'), encodeVectors({ kind: def.kind, seq: pointer.seq, vectors }));
   await writeItems([{ ...pointerKey(def.kind), ...pointer, name }]);
+}
+
+/** Ties of a voice entry in versions 2–4's ordering partitions: the character's id, the anime's, the language padded to 12. */
+const voiceTieBefore5 = (character: string, anime: string, language: string) => `${character}${anime}${language.padEnd(12, '-')}`;
+
+/**
+ * What versions 2–4 wrote for `voices/` beside the voice groups of a store the current code wrote
+ * (`all`: its items): each group with its hash `h`; each voice entry in the six partitions
+ * `PERSON#<p>#V#<ordering>#A|D` (aired_from, anime_name, character_name; sort key: the value, then
+ * the ties above), holding `a`, `c`, `r`, `l`; each person's counts `VN` and per character
+ * `VC#<c>` (`n` and one number per `<language>:<role>`).
+ */
+function voiceItemsBefore5(all: ReadonlyMap<string, Item>): Item[] {
+  const rec = (pk: string) => all.get(`${pk} R`)?.rec as { name: string; aired_from?: string | null } | undefined;
+  const out: Item[] = [];
+  const counts = new Map<string, Record<string, number>>();
+  const add = (pk: string, sk: string, language: string, role: string) => {
+    const key = `${pk} ${sk}`;
+    const c = counts.get(key) ?? counts.set(key, { n: 0 }).get(key)!;
+    c.n! += 1;
+    c[`${language}:${role}`] = (c[`${language}:${role}`] ?? 0) + 1;
+  };
+  for (const g of all.values()) {
+    const pk = String(g.pk);
+    if (!/^PERSON#[^#]+#X$/.test(pk) || !String(g.sk).startsWith('VA#')) continue;
+    const person = pk.split('#')[1]!;
+    const a = String(g.sk).slice(3);
+    const entries = g.e as [string, string, string][];
+    out.push({ ...g, h: hashOf(entries) });
+    const anime = rec(`ANIME#${a}`)!;
+    for (const [c, language, role] of entries) {
+      const values = { aired_from: [anime.aired_from ?? null, 'plain'], anime_name: [anime.name, 'text'], character_name: [rec(`CHARACTER#${c}`)!.name, 'text'] } as const;
+      for (const [ordering, [value, type]] of Object.entries(values)) {
+        for (const dir of ['asc', 'desc'] as const) out.push({ pk: `PERSON#${person}#V#${ordering}#${dir === 'asc' ? 'A' : 'D'}`, sk: sortKey(value, type, voiceTieBefore5(c, a, language), dir), a, c, r: role, l: language });
+      }
+      add(pk, 'VN', language, role);
+      add(pk, `VC#${c}`, language, role);
+    }
+  }
+  for (const [key, c] of counts) {
+    const [pk, sk] = key.split(' ');
+    out.push({ pk, sk, ...c });
+  }
+  return out;
+}
+
+/**
+ * Rewrites the table of TABLE_NAME (written by the current code) into what schema version 4
+ * would hold for the same records: voiceItemsBefore5 added, the version item at 4.
+ */
+export async function toVersion4(): Promise<number> {
+  const all = await scanAll(process.env.TABLE_NAME!, { schema: true });
+  const puts = voiceItemsBefore5(all);
+  await writeItems([{ pk: 'SCHEMA', sk: 'V', version: 4, at: new Date().toISOString() }, ...puts]);
+  return puts.filter((i) => !String(i.sk).startsWith('VA#')).length;
 }

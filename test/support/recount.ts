@@ -20,8 +20,7 @@
  *    lists' counts (each author's review count among them);
  *  - taxonomy counts (`anime_count`, `manga_count`, a producer's credits per role) = the titles
  *    linking them, and every embedded Ref names a record with its current name;
- *  - reverse items (characters' and persons' views of casts and staff, the voice entries of
- *    every ordering), voice groups and counts (a zero count is no count), each title's fan-out
+ *  - reverse items (characters' and persons' views of casts and staff, the voice groups), each title's fan-out
  *    (its current state only) and characters' appearances = what the titles' current casts and
  *    staff ask for (reverse-views.ts, shared/db/reverse.ts);
  *  - nothing left half-done: no unapplied journal of a committed write nor deletion marker
@@ -54,7 +53,7 @@ import { users } from '../../shared/db/users.js';
 import { ANIME_LIST, itemIndex, PLAYLISTS, type PlaylistKind } from '../../shared/domain/playlists.js';
 import { reviewKindOf, type ReviewRecord } from '../../shared/domain/reviews.js';
 import { appearanceTokens, reverseStateOf } from '../../shared/domain/reverse-views.js';
-import { countItems, fanOutItems, groupItem, reverseItems, voiceGroups, type VoiceGroupEntry } from '../../shared/db/reverse.js';
+import { fanOutItems, reverseItems } from '../../shared/db/reverse.js';
 import { tableName } from '../../shared/db/client.js';
 import type { StreamPoller } from '../../infra/local/streams.js';
 import { send } from './http.js';
@@ -347,11 +346,10 @@ export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMa
     }
   }
 
-  // ---- Reverse items, voice groups and counts, fan-outs and appearances
+  // ---- Reverse items (voice groups among them), fan-outs and appearances
   const names = new Map<string, string>();
   for (const kind of ['CHARACTER', 'PERSON']) for (const [id, item] of records.get(kind)!) names.set(`${kind}#${id}`, String((item.rec as { name: string }).name));
   const desired: Item[] = [];
-  const groups = new Map<string, Map<string, VoiceGroupEntry[]>>();
   const fanOuts: Item[] = [];
   for (const kind of ['ANIME', 'MANGA'] as const) {
     for (const [id, item] of records.get(kind)!) {
@@ -362,18 +360,13 @@ export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMa
       for (const c of chunks) (relations[String(c.sk).split('#')[1]!] ??= []).push(...(c.entries as unknown[]));
       const state = reverseStateOf({ kind, record: item.rec as { id: string; name: string; aired_from?: string | null }, relations }, names);
       desired.push(...[...reverseItems(state).values()].map((r) => ({ ...r }) as Item));
-      for (const [person, entries] of voiceGroups(state)) {
-        desired.push(groupItem(person, id, entries));
-        (groups.get(person) ?? groups.set(person, new Map()).get(person)!).set(id, entries);
-      }
       fanOuts.push(...fanOutItems(state));
     }
   }
-  // Counts brought down to zero may stay until their deletion runs: a zero is no count.
-  const counted = (i: Item) => !/^(VN|VC#)/.test(String(i.sk)) || Number(i.n ?? 0) !== 0;
-  const withoutZeros = (i: Item) => (/^(VN|VC#)/.test(String(i.sk)) ? Object.fromEntries(Object.entries(i).filter(([, v]) => v !== 0)) : i);
-  desired.push(...countItems(groups));
-  compareDerived('reverse items', family('', /^((CHARACTER|PERSON)#[^#]+#X|PERSON#[^#]+#V#.+)$/).filter(counted).map(withoutZeros), desired);
+  // A voice group written before schema version 5 keeps the hash its counts' transactions were guarded by (decision O17): not read.
+  const withoutHash = (i: Item) => (String(i.sk).startsWith('VA#') ? Object.fromEntries(Object.entries(i).filter(([k]) => k !== 'h')) : i);
+  // The items version 4 kept for voices/ (ordering entries `PERSON#<p>#V#…`, counts VN and VC#) are extra ones here.
+  compareDerived('reverse items', family('', /^((CHARACTER|PERSON)#[^#]+#X|PERSON#[^#]+#V#.+)$/).map(withoutHash), desired);
   compareDerived('fan-outs', family('', /^(ANIME|MANGA)#[^#]+#F$/), fanOuts);
   for (const [id, item] of records.get('CHARACTER')!) {
     const tokens = appearanceTokens(desired.filter((d) => d.pk === `CHARACTER#${id}#X`) as never);

@@ -1,6 +1,6 @@
 /** The pure parts of the relations: what a title asks of its reverse side, the items and keys that gives, and how views and counts read them. */
 import { describe, expect, it } from 'vitest';
-import { countItems, fanOutItems, reverseItems, stateId, voiceCount, voiceGroups, type ReverseState } from '../../shared/db/reverse.js';
+import { fanOutItems, reverseItems, sortVoices, stateId, voiceGroups, type ReverseState, type VoiceEntry } from '../../shared/db/reverse.js';
 import { compareCodePoints } from '../../shared/db/sort-keys.js';
 import { Deleted } from '../../shared/db/tombstones.js';
 import { appearanceTokens, namedBy, reverseStateOf, staffCredits } from '../../shared/domain/reverse-views.js';
@@ -47,17 +47,16 @@ describe('what a title asks of its reverse side', () => {
     expect(manga).toEqual({ kind: 'MANGA', id: A1, name: 'M', aired_from: null, cast: [{ character: C1, name: '', role: 'main', voices: [] }], staff: [] });
   });
 
-  it('one appearance per character, six voice entries (three orderings, both directions) per voice actor, one credit per staff member', () => {
+  it('one appearance per character, one voice group per voice actor, one credit per staff member', () => {
     const items = [...reverseItems(reverseStateOf(anime, names)).values()];
     const where = (re: RegExp) => items.filter((i) => re.test(String(i.pk)));
     expect(where(/^CHARACTER#/).map((i) => [i.pk, String(i.sk).slice(0, 7)])).toEqual([[`CHARACTER#${C1}#X`, 'ANIME#1'], [`CHARACTER#${C2}#X`, 'ANIME#1']]);
     expect(where(/^CHARACTER#/)[0]!.v).toEqual({ anime: { id: A1, name: 'Title' }, role: 'main', voices: [{ person_id: P1, language: 'japanese' }, { person_id: P2, language: 'english' }] });
-    expect(where(/#V#/).map((i) => i.pk).sort()).toEqual(
-      [P1, P2].flatMap((p) => ['aired_from', 'anime_name', 'character_name'].flatMap((o) => [`PERSON#${p}#V#${o}#A`, `PERSON#${p}#V#${o}#D`])).sort(),
-    );
-    expect(where(/^PERSON#P1.*#V#anime_name#A$/)[0]).toMatchObject({ a: A1, c: C1, r: 'main', l: 'japanese' });
-    // No names are copied into voice entries: their cards are read with the page.
-    expect(where(/#V#/).every((i) => !('v' in i))).toBe(true);
+    // No names are copied into voice groups: voices/ orders them by the indexes, and reads the cards with the page.
+    expect(where(/^PERSON#P[12]/)).toEqual([
+      { pk: `PERSON#${P1}#X`, sk: `VA#${A1}`, e: [[C1, 'japanese', 'main']] },
+      { pk: `PERSON#${P2}#X`, sk: `VA#${A1}`, e: [[C1, 'english', 'main']] },
+    ]);
     expect(where(/^PERSON#P3/)).toEqual([{ pk: `PERSON#${P3}#X`, sk: `STAFF#1title\u0001${A1}`, v: { anime: { id: A1, name: 'Title' }, positions: ['Director'] } }]);
     expect(appearanceTokens(where(/^CHARACTER#C1/) as never)).toEqual([`ANIME#${A1}#main`]);
   });
@@ -77,7 +76,7 @@ describe('what a title asks of its reverse side', () => {
   });
 });
 
-describe('the orderings of voices/ as keys (API.md §1.6, §4.9)', () => {
+describe('the orderings of voices/ (API.md §1.6, §4.9)', () => {
   // Random animes (some without a date, some sharing one or a name), characters (some sharing a name), languages.
   const rng = (() => {
     let x = 42;
@@ -87,68 +86,39 @@ describe('the orderings of voices/ as keys (API.md §1.6, §4.9)', () => {
   const ids = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${String(i).padStart(3, '0')}${'x'.repeat(22 - p.length - 3)}`).sort(() => rng() - 0.5);
   const animes = ids('a', 12).map((a) => ({ id: a, name: pick(['Zeta', 'alpha', 'Alpha!', 'Émile', 'beta', '進撃']), aired_from: pick([null, '2001-04-01', '2001-04-01', '1999-12-31', '2020-01-05']) }));
   const characters = ids('c', 15).map((c) => ({ id: c, name: pick(['Narrator', 'narrator', 'Ann', 'Bob', 'Łukasz']) }));
-  const states: ReverseState[] = animes.map((a) => ({
-    kind: 'ANIME',
-    id: a.id,
-    name: a.name,
-    aired_from: a.aired_from,
-    cast: characters.filter(() => rng() < 0.5).map((c) => ({ character: c.id, name: c.name, role: pick(['main', 'supporting']), voices: [[P1, 'japanese'], ...(rng() < 0.4 ? [[P1, 'english'] as [string, string]] : [])] as [string, string][] })).sort((x, y) => (x.character < y.character ? -1 : 1)),
-    staff: [],
-  }));
-  const entries = states.flatMap((s) => s.cast.flatMap((c) => c.voices.map(([, l]) => ({ anime: s.id, character: c.character, language: l, aired: s.aired_from, aname: s.name, cname: c.name }))));
-  const items = states.flatMap((s) => [...reverseItems(s).values()]);
+  const entries: VoiceEntry[] = animes.flatMap((a) =>
+    characters.filter(() => rng() < 0.5).flatMap((c) => ['japanese', ...(rng() < 0.4 ? ['english'] : [])].map((language) => ({ anime: a.id, character: c.id, language, role: pick(['main', 'supporting']) }))),
+  );
+  const anime = new Map(animes.map((a) => [a.id, a]));
+  const character = new Map(characters.map((c) => [c.id, c]));
 
   // The contract's order, brute force: the value (text as N(value) by code point; nulls last both ways), then the character's id, the anime's id, the language.
   const cmp = (x: string | null, y: string | null, desc: boolean) => (x === y ? 0 : x === null ? 1 : y === null ? -1 : compareCodePoints(x, y) * (desc ? -1 : 1));
-  const ties = (e: (typeof entries)[number]) => `${e.character}${e.anime}${e.language}`;
-  const expected = (value: (e: (typeof entries)[number]) => string | null, desc: boolean) =>
+  const ties = (e: VoiceEntry) => `${e.character}${e.anime}${e.language}`;
+  const expected = (value: (e: VoiceEntry) => string | null, desc: boolean) =>
     [...entries].sort((x, y) => cmp(value(x), value(y), desc) || (ties(x) < ties(y) ? -1 : ties(x) > ties(y) ? 1 : 0)).map(ties);
 
-  for (const [ordering, value] of [
-    ['aired_from', (e: (typeof entries)[number]) => e.aired],
-    ['anime_name', (e: (typeof entries)[number]) => searchNormalize(e.aname)],
-    ['character_name', (e: (typeof entries)[number]) => searchNormalize(e.cname)],
+  for (const [ordering, raw, normalised] of [
+    ['aired_from', (e: VoiceEntry) => anime.get(e.anime)!.aired_from, (e: VoiceEntry) => anime.get(e.anime)!.aired_from],
+    ['anime_name', (e: VoiceEntry) => anime.get(e.anime)!.name, (e: VoiceEntry) => searchNormalize(anime.get(e.anime)!.name)],
+    ['character_name', (e: VoiceEntry) => character.get(e.character)!.name, (e: VoiceEntry) => searchNormalize(character.get(e.character)!.name)],
   ] as const) {
     for (const desc of [false, true]) {
-      it(`${desc ? '-' : ''}${ordering}: the partition read ${desc ? 'backwards' : 'forwards'} gives the contract's order`, () => {
-        const partition = items.filter((i) => i.pk === `PERSON#${P1}#V#${ordering}#${desc ? 'D' : 'A'}`).sort((x, y) => compareCodePoints(String(x.sk), String(y.sk)));
-        if (desc) partition.reverse();
-        expect(partition.map((i) => `${String(i.c)}${String(i.a)}${String(i.l)}`)).toEqual(expected(value, desc));
-        expect(new Set(partition.map((i) => i.sk)).size).toBe(entries.length);
+      it(`${desc ? '-' : ''}${ordering}: the contract's order, every entry once under its own key`, () => {
+        const sorted = sortVoices([...entries].sort(() => rng() - 0.5), ordering, desc, raw);
+        expect(sorted.map(({ e }) => ties(e))).toEqual(expected(normalised, desc));
+        expect(new Set(sorted.map((r) => r.sk)).size).toBe(entries.length);
       });
     }
   }
 });
 
-describe('voice groups and counts', () => {
-  const state = reverseStateOf(anime, names);
-  it('a group per voice actor of the title, counted per (language, role) and per character', () => {
-    const groups = voiceGroups(state);
-    expect([...groups]).toEqual([[P1, [[C1, 'japanese', 'main']]], [P2, [[C1, 'english', 'main']]]]);
-    const other = voiceGroups({ ...state, id: id('A2'), cast: [{ character: C2, name: 'Beta', role: 'supporting', voices: [[P1, 'japanese'], [P1, 'english']] }] });
-    const items = countItems(new Map([[P1, new Map([[A1, groups.get(P1)!], [id('A2'), other.get(P1)!]])]]));
-    expect(items).toEqual([
-      { pk: `PERSON#${P1}#X`, sk: 'VN', n: 3, 'japanese:main': 1, 'japanese:supporting': 1, 'english:supporting': 1 },
-      { pk: `PERSON#${P1}#X`, sk: `VC#${C1}`, n: 1, 'japanese:main': 1 },
-      { pk: `PERSON#${P1}#X`, sk: `VC#${C2}`, n: 2, 'japanese:supporting': 1, 'english:supporting': 1 },
-    ]);
-  });
-
-  it('the count leaves out entries of deleted animes and characters, each once', () => {
-    const A2 = id('A2');
-    const counts = { n: 5, 'japanese:main': 3, 'english:main': 1, 'japanese:supporting': 1 };
-    // A1: C1 main in japanese and english; A2: C1 main japanese, C2 supporting japanese, C2 main japanese (one more anime A3 not deleted).
-    const group = (e: [string, string, string][]) => ({ e });
-    const gone = { animes: [A1], characters: [C1] };
-    // Corrections: A1's group, then C1's counts (C1 is in A1 and A2).
-    const corrections = [group([[C1, 'english', 'main'], [C1, 'japanese', 'main']]), { n: 3, 'japanese:main': 2, 'english:main': 1 }];
-    // Left: A2's C2 supporting japanese and one more japanese main (C2 in A3).
-    expect(voiceCount(counts, corrections, gone, {})).toBe(2);
-    expect(voiceCount(counts, corrections, gone, { language: 'japanese' })).toBe(2);
-    expect(voiceCount(counts, corrections, gone, { role: 'main' })).toBe(1);
-    expect(voiceCount(counts, corrections, gone, { language: 'english' })).toBe(0);
-    expect(voiceCount(counts, [], { animes: [], characters: [] }, { language: 'japanese', role: 'main' })).toBe(3);
-    expect(voiceCount(null, [null], { animes: [A2], characters: [] }, {})).toBe(0);
+describe('voice groups', () => {
+  it('a group per voice actor of the title: its characters, languages and roles, sorted', () => {
+    const state = reverseStateOf(anime, names);
+    expect([...voiceGroups(state)]).toEqual([[P1, [[C1, 'japanese', 'main']]], [P2, [[C1, 'english', 'main']]]]);
+    const two = voiceGroups({ ...state, cast: [{ character: C2, name: 'Beta', role: 'supporting', voices: [[P1, 'japanese'], [P1, 'english']] }, ...state.cast] });
+    expect(two.get(P1)).toEqual([[C1, 'japanese', 'main'], [C2, 'english', 'supporting'], [C2, 'japanese', 'supporting']]);
   });
 });
 
