@@ -21,18 +21,21 @@ const id = (k: ItemKey) => `${k.pk}\u0000${k.sk}`;
  */
 export const storableKey = (k: ItemKey): boolean => Buffer.byteLength(k.pk, 'utf8') <= 2048 && Buffer.byteLength(k.sk, 'utf8') <= 1024;
 
-/** The items at `keys`, in the same order (`null` where there is none): one call per 100 keys, in parallel. */
-export async function getItems(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
-  if (keys.length <= MAX_KEYS) return getBatch(keys);
+/**
+ * The items at `keys`, in the same order (`null` where there is none): one call per 100 keys, in
+ * parallel; strongly consistent unless `consistent` is false (half the read units).
+ */
+export async function getItems(keys: readonly ItemKey[], consistent = true): Promise<(Item | null)[]> {
+  if (keys.length <= MAX_KEYS) return getBatch(keys, consistent);
   const parts: ItemKey[][] = [];
   for (let i = 0; i < keys.length; i += MAX_KEYS) parts.push(keys.slice(i, i + MAX_KEYS));
-  return (await Promise.all(parts.map(getBatch))).flat();
+  return (await Promise.all(parts.map((p) => getBatch(p, consistent)))).flat();
 }
 
 /** Keys per BatchGetItem (DynamoDB's limit). */
 const MAX_KEYS = 100;
 
-async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
+async function getBatch(keys: readonly ItemKey[], consistent: boolean): Promise<(Item | null)[]> {
   const unique = [...new Map(keys.filter(storableKey).map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
   const found = new Map<string, Item>();
   let pending: ItemKey[] = unique;
@@ -40,7 +43,7 @@ async function getBatch(keys: readonly ItemKey[]): Promise<(Item | null)[]> {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
     if (attempt > 5) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' });
     const table = tableName();
-    const out = await send((c) => new c.BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    const out = await send((c) => new c.BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } } }));
     for (const item of out.Responses?.[table] ?? []) found.set(id(item as ItemKey), item);
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
   }

@@ -94,7 +94,8 @@ export function castList<E>(listing: CastListing<E>): Operation {
  * ordering's kind brought up to date (its deltas: one Query; a function's first request also
  * loads its snapshot) — the entries are filtered, ordered and paged in memory, so every page but
  * the last is full and `count` is exact; then the page's anime and character cards, read, never
- * copied, so names, images and `score` are current (one BatchGetItem per 100 keys, in parallel).
+ * copied, so names, images and `score` are current (one BatchGetItem per 100 keys, in parallel;
+ * the characters' eventually consistent).
  * Entries of records deleted a moment ago (the tombstones) or no longer in the index are left out.
  */
 export function voicesList(cards: { anime: readonly string[]; character: readonly string[] }): Operation {
@@ -118,8 +119,10 @@ export function voicesList(cards: { anime: readonly string[]; character: readonl
     const page = pageOf(sorted, q.ordering.descending, pageLimit(req), req.query.cursor ?? null);
     const animeIds = [...new Set(page.kept.map(({ e }) => e.anime))];
     const characterIds = [...new Set(page.kept.map(({ e }) => e.character))];
-    const found = await getItems([...animeIds.map((a) => recordKeyOfKind('ANIME', a)), ...characterIds.map((c) => recordKeyOfKind('CHARACTER', c))]);
-    // Animes show their counters' numbers (the card's `score`).
+    // A character card (id, name, image) may lag a write by the moment an eventually consistent
+    // read does (§1.8: cards of the other side of a relation), at half the read units; an anime
+    // card shows its counters' `score`, exact at once (§3.7): read strongly.
+    const found = (await Promise.all([getItems(animeIds.map((a) => recordKeyOfKind('ANIME', a))), getItems(characterIds.map((c) => recordKeyOfKind('CHARACTER', c)), false)])).flat();
     const recs = new Map(found.filter((f): f is Item => f !== null).map((f) => [String(f.pk), String(f.pk).startsWith('ANIME#') ? titleRecordOf(animeTitle, f) as unknown as Rec : (f.rec as Rec)]));
     const results = page.kept.flatMap(({ e }) => {
       const anime = recs.get(`ANIME#${e.anime}`);

@@ -549,6 +549,72 @@ async function detailLatency(env: BenchEnv, kind: Listed, rows: readonly Row[]):
 }
 
 
+/** `voices/`' orderings (API.md §4.9). */
+const VOICE_ORDERINGS = ['aired_from', '-aired_from', 'anime_name', '-anime_name', 'character_name', '-character_name'];
+
+interface VoicesCost {
+  /** Which person: the most entries, the 99th and 50th percentiles of those with any. */
+  who: string;
+  entries: number;
+  /** The count the pages gave (every page the same). */
+  count: number | null;
+  /** Pages of 25 read (the first three of every ordering, and with `language=japanese`). */
+  pages: PageCost[];
+  short: number;
+  /** A function's first requests: `character_name` (the character index's snapshot loaded), then `aired_from` (the anime index's). */
+  first: PageCost[];
+}
+
+/**
+ * A person's `voices/` at the catalogue's size (decision O17): for the person with the most voice
+ * entries and for persons at the 99th and 50th percentile, the first three pages of 25 in every
+ * ordering and with a filter, through the gateway, as the matrix measures list pages; and a
+ * function's first requests, which load the character index's and the anime index's snapshots.
+ */
+async function voicesCosts(env: BenchEnv, cat: Catalogue, rows: Record<Listed, Row[]>): Promise<VoicesCost[]> {
+  const entries = new Map<number, Set<string>>();
+  let a = 0;
+  for (const body of cat.bodies('anime')) {
+    for (const c of body.characters ?? []) for (const v of c.voice_actors) (entries.get(v.person_id.index) ?? entries.set(v.person_id.index, new Set()).get(v.person_id.index)!).add(`${a} ${c.character_id.index} ${v.language}`);
+    a++;
+  }
+  const ranked = [...entries].map(([i, e]) => ({ i, n: e.size })).sort((x, y) => y.n - x.n);
+  if (ranked.length === 0) return [];
+  const at = (q: number) => ranked[Math.min(ranked.length - 1, Math.floor((1 - q) * ranked.length))]!;
+  const out: VoicesCost[] = [];
+  for (const [who, p] of [['most', ranked[0]!], ['p99', at(0.99)], ['p50', at(0.5)]] as const) {
+    const id = rows.person[p.i]!.rec.id;
+    const request = async (target: string) => {
+      env.sdk.take();
+      const { ms, value: res } = await timed(() => env.http.request('GET', target));
+      const calls = dynamo(env.sdk.take());
+      if (res.status !== 200) throw new Error(`GET ${target}: ${res.status} ${res.text.slice(0, 300)}`);
+      const page = JSON.parse(res.text) as { next: string | null; count: number; results: unknown[] };
+      return { page, cost: costOf('person', calls, page.results.length, ms) };
+    };
+    forgetIndexes();
+    const first: PageCost[] = [];
+    for (const ordering of ['character_name', 'aired_from']) first.push((await request(`/api/persons/${id}/voices/?limit=${SMALL_LIMIT}&ordering=${ordering}`)).cost);
+    const pages: PageCost[] = [];
+    const counts = new Set<number>();
+    let short = 0;
+    for (const ordering of VOICE_ORDERINGS) {
+      for (const filter of ['', '&language=japanese']) {
+        let target: string | null = `/api/persons/${id}/voices/?limit=${SMALL_LIMIT}&ordering=${ordering}${filter}`;
+        for (let n = 0; target !== null && n < SMALL_PAGES; n++) {
+          const { page, cost } = await request(target);
+          pages.push(cost);
+          if (filter === '') counts.add(page.count);
+          if (page.next !== null && page.results.length < SMALL_LIMIT) short++;
+          target = page.next === null ? null : page.next.replace(/^https?:\/\/[^/]+/, '');
+        }
+      }
+    }
+    out.push({ who, entries: p.n, count: counts.size === 1 ? [...counts][0]! : null, pages, short, first });
+  }
+  return out;
+}
+
 /**
  * Relation lag (API.md §1.8: reverse views and embedded names may lag a write by seconds, never
  * more than 60): the time from a write's response to the first read that shows its effect on the
@@ -593,9 +659,10 @@ export async function catalogueSection(env: BenchEnv, opts: BenchOptions): Promi
         console.log(`  ${kind} ${c.label}: m=${last[0]!.m}, ${last[0]!.requests} requests (${last[0]!.ordering}), pages of 25 ≤ ${ru} RU${last.every((o) => o.correct) ? '' : ' WRONG RESULTS'}`);
       }
     }
+    const voices = await voicesCosts(env, cat, rows);
     const lag = await relationLag(env, cat);
     const storeBytes = statSync(join(dynamoDataDir(opts.dataDir), DYNAMO_FILE)).size;
-    return render(opts, report, reused, log, all, outcomes, loads, probe, detail, lag, vectors, storeBytes);
+    return render(opts, report, reused, log, all, outcomes, loads, probe, detail, lag, vectors, storeBytes, voices);
   } finally {
     env.sdk.measureCapacity = false;
     process.env.TABLE_NAME = previousTable;
@@ -618,6 +685,7 @@ function render(
   lag: Record<string, { p50: number; p99: number; max: number; samples: number }>,
   vectors: Record<string, number[]>,
   storeBytes: number,
+  voices: VoicesCost[],
 ): SectionBody {
   const yes = (ok: boolean) => (ok ? 'ok' : '**fail**');
   const name = (o: Outcome) => `${o.c.kind} ${o.c.label}${o.c.q !== undefined ? ` (q=${o.c.q})` : ''}, ${o.ordering}`;
@@ -685,6 +753,16 @@ function render(
       limit: '2× (else the read units above are not as billed)',
       ok: doubled,
     },
+    ...voices.map((v) => {
+      const ru = v.pages.map((p) => p.ru);
+      const rounds = Math.max(...v.pages.map((p) => p.rounds));
+      return {
+        name: `A person's \`voices/\` (decision O17), ${v.who} (${int(v.entries)} entries): pages of 25, read units p50 / max, rounds, short pages, count; a function's first request`,
+        measured: `${fmt(percentile(ru, 50))} / ${fmt(Math.max(...ru))} RU over ${v.pages.length} pages, ${rounds} rounds, ${v.short} short, count ${v.count === v.entries ? 'exact' : `**${v.count ?? 'varies'}**`}; first requests (character, anime index loaded) ${v.first.map((f) => `${f.rounds} rounds / ${fmt(f.ru)} RU / ${f.ms.toFixed(0)} ms`).join(', ')}`,
+        limit: `≤ ${MAX_RU_25} RU, ≤ ${MAX_ROUNDS} rounds, 0 short, exact`,
+        ok: Math.max(...ru) <= MAX_RU_25 && rounds <= MAX_ROUNDS && v.short === 0 && v.count === v.entries,
+      };
+    }),
     { name: 'Catalogue matrix: strongly consistent read calls', measured: `${(strongShare * 100).toFixed(0)} %`, limit: '—', ok: null },
     { name: 'Catalogue matrix: first page latency / detail GET (median, max)', measured: `${ratio(median(ratios))}, ${ratio(Math.max(...ratios))}`, limit: '—', ok: null },
     { name: 'Catalogue load (items/s)', measured: `${int(report.itemsPerSecond)} items/s, ${int(report.items)} items in ${report.seconds.toFixed(0)} s${reused ? ' (kept store: loaded before)' : ''}`, limit: '—', ok: null },
