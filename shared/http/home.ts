@@ -8,9 +8,10 @@
  *  - the 6 newest news articles (the head of the news index's `created_at` ordering, in memory);
  *  - the first 8 of the caller's anime recommendations (§4.14: personalised with a valid token,
  *    else popular).
- * Then the cards' records (one BatchGetItem for the animes, one for the news). About 10 calls in
- * 3 rounds, each bounded whatever the catalogue's size (docs/data-model.md "Per-request read
- * ceilings").
+ * Each section's records are read as soon as what names them is (one BatchGetItem for the
+ * season animes, one for the news, the reviews' and the recommendations'). About 10 calls in 2
+ * rounds (round 1: the tombstones, the indexes' deltas, the reviews' partition), each bounded
+ * whatever the catalogue's size (docs/data-model.md "Per-request read ceilings").
  */
 import { animeIndex, HOME_ORDERING, yearSeason } from '../db/animes.js';
 import { newsIndex } from '../db/news.js';
@@ -53,18 +54,18 @@ export const homeOperation: Operation = async (req) => {
   const at = clock();
   const current = seasonNow(at);
   const upcoming = seasonUpcoming(at);
-  // The tombstones (and the recommendations job's state) with the caller's auth state when signed in.
+  // Round 1, at once: the tombstones (and the recommendations job's state) with the caller's auth
+  // state when signed in, the anime and news indexes' deltas, the newest reviews' partition.
   const first = readKnown(req, listKeys(req));
-  const deleted = new Deleted((await first)[1]);
-  const [[nowIds, nextIds], reviews, newsIds, recommendations] = await Promise.all([
-    seasonHeads([current, upcoming], HOME_SIZES.season),
+  const deleted = first.then((items) => new Deleted(items[1]));
+  const heads = seasonHeads([current, upcoming], HOME_SIZES.season);
+  const newsIds = newestNews(HOME_SIZES.news);
+  // Round 2: each section's records as soon as what names them is read.
+  const [[[nowIds, nextIds], cards], reviews, articles, recommendations] = await Promise.all([
+    Promise.all([heads, deleted]).then(async ([[now, next], d]) => [[now, next], await recordsOf(animes, [...new Set([...now, ...next])], CARD, d)] as const),
     newestReviews(ANIME_REVIEWS, HOME_SIZES.reviews, deleted),
-    newestNews(HOME_SIZES.news),
+    Promise.all([newsIds, deleted]).then(([ids, d]) => recordsOf(news, ids, shapeKeys(news).item, d)),
     firstRecommendations(ANIME_RECOMMENDATIONS, req, first, HOME_SIZES.recommendations, CARD),
-  ]);
-  const [cards, articles] = await Promise.all([
-    recordsOf(animes, [...new Set([...nowIds, ...nextIds])], CARD, deleted),
-    recordsOf(news, newsIds, shapeKeys(news).item, deleted),
   ]);
   const byId = new Map(cards.map((c) => [c.id, c]));
   const cardsOf = (ids: readonly string[]) => ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));

@@ -56,6 +56,10 @@ export const listKeys = (req: ApiRequest): ItemKey[] => [RECOMMENDATION_JOB_KEY,
  */
 export async function recommendationsFor(kind: RecommendationKind, caller: Caller | null, first: Promise<(Item | null)[]>): Promise<RecommendationList> {
   const { titleKind } = kind.list;
+  const popular = (listed: number) => indexPage(kind.titles.title.index, { ordering: 'popularity', descending: false, limit: PER_CALLER + listed, cursor: null, terms: [], equals: {} });
+  // An anonymous caller gets the most popular titles: their index page is read beside `first`.
+  const early = caller ? null : popular(0);
+  early?.catch(() => undefined);
   const [[job, tomb], vectors] = await Promise.all([first, caller ? listVectors(kind.list, caller.user_id) : []]);
   const state = jobStateOf(job);
   const deleted = new Deleted(tomb);
@@ -86,7 +90,7 @@ export async function recommendationsFor(kind: RecommendationKind, caller: Calle
     }
   }
   // The most popular titles (those with members) the caller has not listed: the caller's may all come first.
-  const page = await indexPage(kind.titles.title.index, { ordering: 'popularity', descending: false, limit: PER_CALLER + listed.size, cursor: null, terms: [], equals: {} });
+  const page = await (early ?? popular(listed.size));
   const head = page.entries.filter((e) => keyHasValue(e.sk) && !listed.has(e.id) && !deleted.has(titleKind, e.id)).slice(0, PER_CALLER);
   return { source: 'popular', entries: head.map((e) => ({ ...e, votes: null })), state, deleted };
 }

@@ -237,7 +237,9 @@ export const topReviewsOperation: Operation = async (req) => {
  * recent partition (twice `n` entries, so that reviews of titles or accounts deleted since may
  * be left out), then one BatchGetItem of the reviews, their titles and authors.
  */
-export async function newestReviews(kind: ReviewKindDef, n: number, deleted: Deleted) {
-  const refs = (await recentReviews(kind, 2 * n)).filter((r) => !hidden(deleted, r));
+export async function newestReviews(kind: ReviewKindDef, n: number, tombstones: Promise<Deleted>) {
+  // The recent partition is read beside the tombstones (home's first round), not after them.
+  const [recent, deleted] = await Promise.all([recentReviews(kind, 2 * n), tombstones]);
+  const refs = recent.filter((r) => !hidden(deleted, r));
   return (await reviewViews(refs)).slice(0, n);
 }
