@@ -10,14 +10,14 @@
  *   fan-out head  <SOURCE>#<id>#F               H                                      { s: "<state id> …", ahead? }
  *   fan-out part  <SOURCE>#<id>#F               P#<state id>#<n>                       { part, parts }
  *
- Reads (decisions N2, O17):
+ * Reads (decisions N2, O17):
  *  - a name key is `sortKey(title name, text, title id)`: a character's appearances and a
  *    person's staff credits are read in the order of their derived arrays (§1.8), the first N
  *    (a key range read with `Limit`);
  *  - a person's voice groups (one per anime they voice in: the characters, languages and roles)
- *    are read whole by `voices/` (one Query, ≤ 4,000 entries ≈ 200 KB), which orders them in
+ *    are read whole by `voices/` (one Query, ≤ 4,000 entries ≈ 160 KB), which orders them in
  *    memory by the anime's name or start date or the character's name as the in-memory indexes
- *    hold them now (voiceRows), so a rename reorders them at once and `count` is exact.
+ *    hold them now (sortVoices), so a rename reorders them at once and `count` is exact.
  *
  * A title's fan-out records the states it was reconciled to (the state itself, in parts), so
  * reconciling it with its current state writes only what changed and deletes what it no longer
@@ -216,8 +216,8 @@ const RECONCILE_TRIES = 6;
 /**
  * Makes the reverse items of a title (`kind`, `id`) what its current state asks for (`current`:
  * read after the fan-out on every attempt; null: the title is gone): records that state ahead in
- * the fan-out, puts the new and changed items, deletes those no state asks for any more, brings
- * has `appearances` bring the characters whose appearance
+ * the fan-out, puts the new and changed items (voice groups among them), deletes those no state
+ * asks for any more, has `appearances` bring the characters whose appearance
  * (title, role) may have changed in line with their items, then records the state as the only
  * one. Idempotent. The head is written on the condition that it is as read, so a reconcile that
  * another reconcile of the same title overtook starts again — reading the title again, so the
