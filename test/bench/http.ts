@@ -19,8 +19,21 @@ export class HttpClient {
   /** `base`: scheme, host and port; `localhost` is replaced by 127.0.0.1 (one address family). */
   constructor(private readonly base: string) {}
 
-  /** `target` is a path or an absolute URL (e.g. a `next` link). */
-  request(method: string, target: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+  /**
+   * `target` is a path or an absolute URL (e.g. a `next` link). A GET sent on a kept-alive socket
+   * that the server closed meanwhile (idle past its keep-alive timeout while the bench computed
+   * something: ECONNRESET before any response) is sent once more on a new one.
+   */
+  async request(method: string, target: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+    try {
+      return await this.send(method, target, opts);
+    } catch (err) {
+      if (method !== 'GET' || (err as NodeJS.ErrnoException).code !== 'ECONNRESET' || !(err as { reusedSocket?: boolean }).reusedSocket) throw err;
+      return this.send(method, target, opts);
+    }
+  }
+
+  private send(method: string, target: string, opts: RequestOptions): Promise<HttpResponse> {
     const url = new URL(target, this.base);
     if (url.hostname === 'localhost') url.hostname = '127.0.0.1';
     const headers: Record<string, string> = { ...opts.headers };
@@ -37,7 +50,7 @@ export class HttpClient {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', reject);
       });
-      req.on('error', reject);
+      req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
       req.end(payload);
     });
   }

@@ -229,7 +229,8 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
       else throw new Error(`${kind} #${i}: a creation's plan holds ${Object.keys(op).join()}`);
     }
     if (updates !== links.length) throw new Error(`${kind} #${i}: ${updates} updates in the plan for ${links.length} links`);
-    if (!writer.paused) (vectors.get(resource) ?? vectors.set(resource, []).get(resource)!).push(vectorOf(resource.title.index, record));
+    // Also of a kind a stopped run wrote (paused now): its snapshot is published only at the end.
+    (vectors.get(resource) ?? vectors.set(resource, []).get(resource)!).push(vectorOf(resource.title.index, record));
     for (const link of links) {
       const target = linked.get(link.key.pk);
       if (!target) throw new Error(`${kind} #${i} links ${link.key.pk}, which is not loaded`);
@@ -347,7 +348,8 @@ export async function loadCatalogue(opts: LoadOptions): Promise<LoadReport> {
   }
   for (const { key, n } of counters.values()) await writer.put({ ...key, n });
   await writer.drain();
-  // Each kind's index: a snapshot of the records loaded (a kind written before, `skip`, keeps its own).
+  // Each kind's index: a snapshot of its records (a kind an earlier, stopped run wrote, `skip`, too: that run
+  // stopped before this point, so it published none).
   for (const [resource, all] of vectors) await compactIndex(resource.title.index, { base: all, rebuild: { after: await readHead(resource.title.entity.kind) } });
   const seconds = (Date.now() - started) / 1000;
   return {
