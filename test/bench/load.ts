@@ -355,7 +355,8 @@ async function invokeMeasured(env: BenchEnv, req: LoadRequest): Promise<{ fn: In
 /** Modelled duration on Lambda at `memory` MB: the CPU time stretched by the memory's share of a vCPU, plus DynamoDB's round trips. */
 function modelledMs(inv: Invocation, memory: number, q: 0 | 1): number {
   const cpu = inv.cpuMs * Math.max(1, LAMBDA_FULL_VCPU_MB / memory);
-  const io = inv.rounds.reduce((n, round) => n + Math.max(...round.map((op) => (AWS_LATENCY[op] ?? [10, 30])[q])), 0);
+  // A job's round may hold 100,000 calls: no spread into Math.max (the call stack's limit).
+  const io = inv.rounds.reduce((n, round) => n + round.reduce((most, op) => Math.max(most, (AWS_LATENCY[op] ?? [10, 30])[q]), 0), 0);
   return cpu + io;
 }
 
