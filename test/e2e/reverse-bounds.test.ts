@@ -131,8 +131,9 @@ describe('voices/ at the contract’s maxima', () => {
           const { result, items, capacity, calls } = await callsOf('persons.voices', () => get(path));
           expect(items, `${path}: ${calls.map((c) => `${c.operation} ${c.itemsRead}`).join(', ')}`).toBeLessThanOrEqual(voicesCeiling(limit));
           expect(capacity, path).toBeLessThanOrEqual(voicesUnits(limit));
-          // Person and tombstones, groups, the index's deltas; the cards (one BatchGetItem per 100 keys).
-          expect(calls.length, path).toBeLessThanOrEqual(3 + Math.ceil((2 * limit) / 100));
+          // Person and tombstones, groups, the index's deltas; the cards (animes strongly, characters
+          // eventually consistent: one BatchGetItem each per 100 keys).
+          expect(calls.length, path).toBeLessThanOrEqual(3 + 2 * Math.ceil(limit / 100));
           const k = `limit=${limit}${filter ? ' filtered' : ''}`;
           most.set(k, { items: Math.max(items, most.get(k)?.items ?? 0), capacity: Math.max(capacity, most.get(k)?.capacity ?? 0) });
           // Every page is full: the entries are filtered in memory.
@@ -179,8 +180,9 @@ describe('voices/ at the contract’s maxima', () => {
     );
     const kinds = (x: Record<string, number>) => ({ entries: x['voice entries'] ?? 0, appearances: x.appearances ?? 0, groups: x['credits and voice groups'] ?? 0, fanOut: x['fan-out'] ?? 0, characters: x['character records and index'] ?? 0, other: x.other ?? 0 });
     // Each character whose appearances change is written again with its index delta (the
-    // `anime`/`role` filters are in its vector): a few items each.
-    const character = 5;
+    // `anime`/`role` filters are in its vector): about 5 items each (measured 546–566 for 112:
+    // a write whose turn another took commits again), so at most 6.
+    const character = 6;
     // Create: an appearance per character, the person's one voice group of the anime (its 1,000 entries), the fan-out (a part, the head twice).
     const c = kinds(createdKinds);
     expect([c.entries, c.appearances, c.groups, c.other]).toEqual([0, 112, 1, 0]);
