@@ -36,6 +36,7 @@ import { referenceList } from '../support/reference-list.js';
 import { catalogue, queryMatrix, SEGMENTS, type Catalogue, type Kind } from './catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
 import { migrateStore } from '../../shared/domain/migrations.js';
+import { voiceOrderings } from '../../shared/domain/voices.js';
 import { onOwnTable, relationProbe, type LagFigures } from './lag.js';
 import { adminClient, type BenchEnv } from './local.js';
 import type { BenchOptions } from './options.js';
@@ -462,12 +463,12 @@ function costOf(kind: Listed, calls: SdkCall[], got: number, ms: number): PageCo
 }
 
 /** One list request through the gateway: its page and what it cost. */
-async function listRequest(env: BenchEnv, kind: Listed, target: string): Promise<{ page: { next: string | null; results: { id: string }[] }; cost: PageCost; calls: SdkCall[] }> {
+async function listRequest(env: BenchEnv, kind: Listed, target: string): Promise<{ page: { next: string | null; count: number; results: { id: string }[] }; cost: PageCost; calls: SdkCall[] }> {
   env.sdk.take();
   const { ms, value: res } = await timed(() => env.http.request('GET', target));
   const calls = dynamo(env.sdk.take());
   if (res.status !== 200) throw new Error(`GET ${target}: ${res.status} ${res.text.slice(0, 300)}`);
-  const page = JSON.parse(res.text) as { next: string | null; results: { id: string }[] };
+  const page = JSON.parse(res.text) as { next: string | null; count: number; results: { id: string }[] };
   return { page, cost: costOf(kind, calls, page.results.length, ms), calls };
 }
 
@@ -549,8 +550,8 @@ async function detailLatency(env: BenchEnv, kind: Listed, rows: readonly Row[]):
 }
 
 
-/** `voices/`' orderings (API.md §4.9). */
-const VOICE_ORDERINGS = ['aired_from', '-aired_from', 'anime_name', '-anime_name', 'character_name', '-character_name'];
+/** `voices/`' orderings (API.md §4.9), both directions. */
+const VOICE_ORDERINGS = voiceOrderings.flatMap((o) => [o, `-${o}`]);
 
 interface VoicesCost {
   /** Which person: the most entries, the 99th and 50th percentiles of those with any. */
@@ -584,14 +585,7 @@ async function voicesCosts(env: BenchEnv, cat: Catalogue, rows: Record<Listed, R
   const out: VoicesCost[] = [];
   for (const [who, p] of [['most', ranked[0]!], ['p99', at(0.99)], ['p50', at(0.5)]] as const) {
     const id = rows.person[p.i]!.rec.id;
-    const request = async (target: string) => {
-      env.sdk.take();
-      const { ms, value: res } = await timed(() => env.http.request('GET', target));
-      const calls = dynamo(env.sdk.take());
-      if (res.status !== 200) throw new Error(`GET ${target}: ${res.status} ${res.text.slice(0, 300)}`);
-      const page = JSON.parse(res.text) as { next: string | null; count: number; results: unknown[] };
-      return { page, cost: costOf('person', calls, page.results.length, ms) };
-    };
+    const request = (target: string) => listRequest(env, 'person', target);
     forgetIndexes();
     const first: PageCost[] = [];
     for (const ordering of ['character_name', 'aired_from']) first.push((await request(`/api/persons/${id}/voices/?limit=${SMALL_LIMIT}&ordering=${ordering}`)).cost);
@@ -606,7 +600,7 @@ async function voicesCosts(env: BenchEnv, cat: Catalogue, rows: Record<Listed, R
           pages.push(cost);
           if (filter === '') counts.add(page.count);
           if (page.next !== null && page.results.length < SMALL_LIMIT) short++;
-          target = page.next === null ? null : page.next.replace(/^https?:\/\/[^/]+/, '');
+          target = page.next;
         }
       }
     }
