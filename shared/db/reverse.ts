@@ -228,7 +228,7 @@ export async function reconcileReverse(
   kind: 'ANIME' | 'MANGA',
   id: string,
   current: () => Promise<ReverseState | null>,
-  appearances: (characters: string[]) => Promise<void>,
+  appearances: (characters: string[]) => Promise<unknown>,
 ): Promise<void> {
   /** States this call recorded ahead before it was overtaken: their items may exist too. */
   const own: ReverseState[] = [];

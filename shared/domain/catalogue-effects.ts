@@ -20,6 +20,7 @@
  */
 import { getItems, type Item } from '../db/batch.js';
 import { canonicalJson } from '../json.js';
+import { mapLimit } from '../concurrency.js';
 import { send, tableName } from '../db/client.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { dropReverse, readReverse, reconcileReverse, reverseSources } from '../db/reverse.js';
@@ -70,10 +71,6 @@ const REFERRERS: Record<string, { resource: AnyTitle; filter: string }[]> = {
 /** At most this many titles are refreshed at once. */
 const PARALLEL = 8;
 
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += PARALLEL) await Promise.all(items.slice(i, i + PARALLEL).map(work));
-}
-
 /** Reconciles a title's reverse items with its current state, and the appearances of the characters that changed. */
 export async function reconcileSource(kind: string, id: string): Promise<void> {
   const resource = SOURCES[kind];
@@ -91,7 +88,7 @@ export async function reconcileSource(kind: string, id: string): Promise<void> {
     if (names.size < named.characters.length + named.persons.length) await refreshTitle(resource, id);
     return reverseStateOf(source, names);
   };
-  await reconcileReverse(kind as 'ANIME' | 'MANGA', id, current, (changed) => inParallel(changed, updateAppearances));
+  await reconcileReverse(kind as 'ANIME' | 'MANGA', id, current, (changed) => mapLimit(changed, PARALLEL, updateAppearances));
 }
 
 /**
@@ -130,7 +127,7 @@ async function touch(kind: string, id: string): Promise<void> {
 async function refreshReferrers(kind: string, id: string): Promise<void> {
   for (const { resource, filter } of REFERRERS[kind] ?? []) {
     const ids = await indexIds(resource.title.index, { [filter]: id });
-    await inParallel(ids, (titleId) => refreshTitle(resource, titleId));
+    await mapLimit(ids, PARALLEL, (titleId) => refreshTitle(resource, titleId));
   }
 }
 
@@ -177,7 +174,7 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
       // Titles naming it are rewritten without it; their reverse items follow at once, so the
       // tombstone is never cleared while an item still shows the deleted record.
       const sources = await sourcesOf(kind, id);
-      await inParallel(sources, async (s) => {
+      await mapLimit(sources, PARALLEL, async (s) => {
         await refreshTitle(SOURCES[s.kind]!, s.id);
         await reconcileSource(s.kind, s.id);
       });
@@ -194,7 +191,7 @@ export async function applyRecordEffects(kind: string, id: string, before: Item 
   if (renamed) {
     await refreshReferrers(kind, id);
     // A character's name is shown in its voice actors' `voices/` entries, written by its titles.
-    if (kind === 'CHARACTER') await inParallel(await sourcesOf(kind, id), (s) => touch(s.kind, s.id));
+    if (kind === 'CHARACTER') await mapLimit(await sourcesOf(kind, id), PARALLEL, (s) => touch(s.kind, s.id));
   }
 }
 

@@ -20,6 +20,7 @@ import { blankList, PLAYLISTS, type ItemRecord, type PlaylistKind } from './play
 import { removeAccountReviews, removeTitleReviews } from './review-effects.js';
 import { reviewKindOf } from './reviews.js';
 import { newId } from '../ids.js';
+import { mapLimit } from '../concurrency.js';
 
 /** Items removed or changed at once, and read per page. */
 const AT_ONCE = 25;
@@ -27,9 +28,6 @@ const PAGE = 100;
 
 class TitleGone extends Error {}
 
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += AT_ONCE) await Promise.all(items.slice(i, i + AT_ONCE).map(work));
-}
 
 /** Removes one item as its owner's DELETE would, counting it out of its title unless the title is gone. */
 async function removeItem(kind: PlaylistKind, userId: string, itemId: string, titleGone: boolean): Promise<void> {
@@ -54,7 +52,7 @@ export async function removeDeletedTitle(kind: PlaylistKind, titleId: string, de
   do {
     const listing = await listingUsers(kind, titleId, PAGE);
     if (listing.length === 0) return true;
-    await inParallel(listing, (l) => removeItem(kind, l.userId, l.itemId, true));
+    await mapLimit(listing, AT_ONCE, (l) => removeItem(kind, l.userId, l.itemId, true));
   } while (Date.now() < deadline);
   return (await listingUsers(kind, titleId, 1)).length === 0;
 }
@@ -68,7 +66,7 @@ export async function removeAccountLists(userId: string, deadline: number): Prom
       if (items.length === 0) break;
       if (!first && Date.now() >= deadline) return false;
       first = false;
-      await inParallel(items, (i) => removeItem(kind, userId, i.record.id, false));
+      await mapLimit(items, AT_ONCE, (i) => removeItem(kind, userId, i.record.id, false));
     }
     await deleteList(kind, userId);
   }
@@ -81,7 +79,7 @@ export async function renameInLists(kind: PlaylistKind, titleId: string, name: s
   do {
     const listing = await listingUsers(kind, titleId, PAGE, cursor);
     if (listing.length === 0) return { done: true };
-    await inParallel(listing, (l) => rename(kind, l.userId, l.itemId, name));
+    await mapLimit(listing, AT_ONCE, (l) => rename(kind, l.userId, l.itemId, name));
     cursor = listing.at(-1)!.userId;
   } while (Date.now() < deadline);
   return { done: false, at: cursor };

@@ -12,6 +12,7 @@
  */
 import { cascadeDone, continueLater } from '../db/cascades.js';
 import { getItems } from '../db/batch.js';
+import { mapLimit } from '../concurrency.js';
 import { commitContended, StaleRecord } from '../db/records.js';
 import { dropReviewCount, dropTitleReviewCounts, dropVotes, reviewKey, reviewPlan, reviewVoters, storedReview, titleReviewIds, userReviewIds, voteKey, votesCast } from '../db/reviews.js';
 import { REVIEW_KINDS, type ReviewKindDef } from './reviews.js';
@@ -19,9 +20,6 @@ import { REVIEW_KINDS, type ReviewKindDef } from './reviews.js';
 const AT_ONCE = 25;
 const PAGE = 100;
 
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += AT_ONCE) await Promise.all(items.slice(i, i + AT_ONCE).map(work));
-}
 
 const kindOf = (kind: string): ReviewKindDef => REVIEW_KINDS.find((k) => k.kind === kind)!;
 
@@ -50,7 +48,7 @@ async function inPages(ids: (limit: number) => Promise<string[]>, step: (id: str
   do {
     const page = await ids(PAGE);
     if (page.length === 0) return true;
-    await inParallel(page, step);
+    await mapLimit(page, AT_ONCE, step);
   } while (Date.now() < deadline);
   return (await ids(1)).length === 0;
 }

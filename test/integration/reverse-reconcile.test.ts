@@ -102,7 +102,9 @@ describe('reconciling a title', () => {
   it('a reconcile that dies before its last write to the head leaves voices/ exact once reconciled again', async () => {
     const a = await post('/api/animes/', { name: uniqueName('Counted'), characters: everyone(0, 30) });
     const before = await Promise.all(persons.map(async (p) => (await get(`/api/persons/${p.id}/voices/?limit=1`)).count as number));
-    // The fan-out's head listing the state ahead (1), the items, then the head listing it alone (2) fails.
+    // The fan-out's head listing the state ahead (1), the items, then a character's appearances (2: a
+    // record write) fails, the updates already running finishing first (mapLimit): the reconcile
+    // dies before its last write to the head.
     Object.assign(fault, { operation: 'TransactWriteItems', n: 2 });
     await expect(reconcileSource('ANIME', a.id)).rejects.toThrow(/injected/);
     await patch(`/api/animes/${a.id}/`, { characters: cast(10, 25, 'supporting') });
@@ -122,7 +124,7 @@ describe('reconciling a title', () => {
     await expect(reconcileSource('ANIME', a.id)).rejects.toThrow(/injected/);
     await reconcileSource('ANIME', a.id);
     await expectRecount();
-    // The same when it dies at its last step: the head ahead (1), the items, then the head listing the state alone (2) fails.
+    // The same when it dies later: the head ahead (1), the items, then a character's appearances (2) fails.
     const b = await post('/api/animes/', { name: uniqueName('Ahead counted'), characters: everyone(0, 30) });
     Object.assign(fault, { operation: 'TransactWriteItems', n: 2 });
     await expect(reconcileSource('ANIME', b.id)).rejects.toThrow(/injected/);
