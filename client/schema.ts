@@ -1790,6 +1790,8 @@ export interface operations {
                 studio?: string;
                 rating?: "g" | "pg" | "pg13" | "r" | "rplus" | "rx";
                 min_score?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -3954,6 +3956,8 @@ export interface operations {
                 anime?: string;
                 manga?: string;
                 role?: "main" | "supporting";
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -4892,6 +4896,8 @@ export interface operations {
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -5572,6 +5578,8 @@ export interface operations {
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -6824,6 +6832,8 @@ export interface operations {
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -7502,6 +7512,8 @@ export interface operations {
                 magazine?: string;
                 author?: string;
                 min_score?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -9223,6 +9235,8 @@ export interface operations {
                 tag?: "pending" | "new_anime" | "new_manga" | "spoiler" | "review" | "interview" | "event" | "recommendation";
                 anime?: string;
                 manga?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -10036,6 +10050,8 @@ export interface operations {
                 q?: string;
                 category?: "director" | "voice_actor" | "artist" | "writer" | "producer" | "other";
                 language?: "japanese" | "english" | "spanish" | "french" | "german" | "italian" | "portuguese" | "korean" | "chinese";
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -13239,6 +13255,8 @@ export interface operations {
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
                 type?: "studio" | "licensor" | "publisher" | "distributor" | "network" | "sponsor" | "platform";
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -18164,6 +18182,8 @@ export interface operations {
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
+                ids?: string;
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */

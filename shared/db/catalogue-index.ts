@@ -137,10 +137,13 @@ export interface IndexQuery {
   equals: Readonly<Record<string, string>>;
   /** Range filters: number name → least value. */
   atLeast?: Readonly<Record<string, number>>;
+  /** Only these records (`ids`, API.md §8.1). */
+  ids?: ReadonlySet<string>;
 }
 
 /** Whether a vector satisfies every filter and term of a query (the in-memory index's deltas too). */
 export function matches(v: Vector, q: IndexQuery): boolean {
+  if (q.ids && !q.ids.has(v.id)) return false;
   for (const [name, value] of Object.entries(q.equals)) if (!(v.f[name] ?? []).includes(value)) return false;
   for (const [name, least] of Object.entries(q.atLeast ?? {})) {
     const x = v.x[name];

@@ -19,13 +19,14 @@
  */
 import type { Cursor } from './sort-keys.js';
 import { conflict } from '../problem.js';
-import { searchText, termNeedle } from '../text.js';
-import { storableKey, type Item, type ItemKey } from './batch.js';
+import { matchesTerms, searchText, termNeedle } from '../text.js';
+import { getItems, storableKey, type Item, type ItemKey } from './batch.js';
+import { pageOf } from './catalogue-index.js';
 import { send, tableName } from './client.js';
 import { grant, grants, type CrudGrants, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
-import { sortKey, type OrderType, type OrderValue } from './sort-keys.js';
+import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
 import { TOMBSTONE_KEYS, tombstonePlan } from './tombstones.js';
 
 export interface BaseRecord {
@@ -494,6 +495,30 @@ export async function listRecords<R extends BaseRecord>(def: EntityDef<R>, req: 
     },
     (item) => item.rec as R,
   );
+}
+
+/**
+ * The page of `req` among the records `ids` names (`ids`, API.md §8.1): the records read by id
+ * (one BatchGetItem round: at most 100 keys), matched and put in order in memory as their
+ * ordering entries would be (orderingItems, listFilter), with the same cursors. Ids of no record
+ * are left out.
+ */
+export async function listRecordsAmong<R extends BaseRecord>(def: EntityDef<R>, ids: readonly string[], req: ListRequest): Promise<IndexPage<R>> {
+  const o = def.orderings[req.ordering];
+  if (!o) throw new Error(`unknown ordering ${req.ordering} for ${def.kind}`);
+  const dir = req.descending ? 'desc' : 'asc';
+  const found = (await getItems(ids.map((id) => recordKey(anyDef(def), id)))).flatMap((item) => {
+    const r = storedFromItem<R>(item)?.record;
+    if (!r) return [];
+    const attrs: Record<string, unknown> = def.filterAttributes?.(r) ?? {};
+    const byTerms = matchesTerms(searchText(def.searchFields?.(r) ?? []), req.terms ?? []);
+    const byPrefix = req.orPrefix !== undefined && (req.terms ?? []).length > 0 && String(attrs[req.orPrefix.attribute] ?? '').startsWith(req.orPrefix.prefix);
+    if (!(byTerms || byPrefix) || Object.entries(req.equals ?? {}).some(([k, v]) => attrs[k] !== v)) return [];
+    return [{ sk: sortKey(o.value(r), o.type, r.id, dir), value: r }];
+  });
+  found.sort((a, b) => (req.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
+  const { kept, next, previous } = pageOf(found, req.descending, req.limit, req.cursor);
+  return { items: kept, next, previous, reads: 0 };
 }
 
 function listFilter(req: ListRequest): IndexFilter | undefined {

@@ -11,7 +11,7 @@ import type { ListOptions } from '../domain/resource.js';
 import type { LinkedListing } from '../domain/title-resource.js';
 import type { RateLimitDecl } from './rate-limits.js';
 import { defineRoute, type Capability } from './route.js';
-import { orderingParam, searchParam } from './schemas.js';
+import { idsParam, orderingParam, searchParam } from './schemas.js';
 
 /** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
 export function listQuery(listing: { list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> }) {
@@ -58,7 +58,8 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
   return {
     list: defineRoute({
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
-      summary: `List ${segment}`, query: listQuery(resource),
+      // Every catalogue and taxonomy list is also a batch lookup (API.md §8.1).
+      summary: `List ${segment}`, query: z.object({ ...listQuery(resource).shape, ids: idsParam }),
       response: { status: 200, schema: listItem, page: true, fields: Object.keys(listItem.shape) }, keys: keys.list,
       ...('listUses' in resource && resource.listUses ? { uses: resource.listUses } : {}),
     }),

@@ -11,6 +11,7 @@ import {
   deleteRecord,
   getRecord,
   listRecords,
+  listRecordsAmong,
   recordKeyOf,
   replaceRecord,
   StaleRecord,
@@ -33,7 +34,7 @@ export function listOperation<R extends BaseRecord>(resource: Listing<R>): Op {
   const keys = Object.keys(resource.read.shape);
   const alsoPrefixOf = resource.list.alsoPrefixOf;
   const criteria = (req: ApiRequest) => {
-    const q = req.query as unknown as { ordering: { key: string; descending: boolean }; q?: string[] } & Record<string, unknown>;
+    const q = req.query as unknown as { ordering: { key: string; descending: boolean }; q?: string[]; ids?: string[] } & Record<string, unknown>;
     const equals: Record<string, string | boolean> = {};
     for (const name of filterNames) {
       const value = q[name];
@@ -42,22 +43,28 @@ export function listOperation<R extends BaseRecord>(resource: Listing<R>): Op {
     const terms = q.q ?? [];
     const rawQ = req.queryPairs.find(([k]) => k === 'q')?.[1];
     const orPrefix = alsoPrefixOf && terms.length > 0 && rawQ !== undefined ? { attribute: alsoPrefixOf.attribute, prefix: alsoPrefixOf.normalize(rawQ) } : undefined;
-    return { ordering: q.ordering, terms, equals, orPrefix, exactCount: terms.length === 0 && Object.keys(equals).length === 0 };
+    return { ordering: q.ordering, terms, equals, orPrefix, ids: q.ids, exactCount: terms.length === 0 && Object.keys(equals).length === 0 && q.ids === undefined };
   };
   const counter = counterKeyOf(resource.entity);
   const op: Op = async (req) => {
-    const { ordering, terms, equals, orPrefix, exactCount } = criteria(req);
+    const { ordering, terms, equals, orPrefix, ids, exactCount } = criteria(req);
     const prefetched = req.prefetched(counter);
+    const listRequest = {
+      ordering: ordering.key,
+      descending: ordering.descending,
+      limit: pageLimit(req),
+      cursor: req.query.cursor ?? null,
+      terms,
+      equals,
+      ...(orPrefix ? { orPrefix } : {}),
+    };
+    // A batch lookup (§8.1) reads its records by id: one round, the records as they are now.
+    if (ids) {
+      const page = await listRecordsAmong(resource.entity, ids, listRequest);
+      return pageReply(req, { ...page, items: page.items.map((i) => inShapeOrder(i.value, keys)) }, null);
+    }
     const [page, count] = await Promise.all([
-      listRecords(resource.entity, {
-        ordering: ordering.key,
-        descending: ordering.descending,
-        limit: pageLimit(req),
-        cursor: req.query.cursor ?? null,
-        terms,
-        equals,
-        ...(orPrefix ? { orPrefix } : {}),
-      }),
+      listRecords(resource.entity, listRequest),
       !exactCount ? null : prefetched !== undefined ? countFromItem(prefetched) : countRecords(resource.entity),
     ]);
     const values = resource.list.liveRecords ? await liveRecords(resource, page.items.map((i) => i.value)) : page.items.map((i) => i.value);

@@ -27,12 +27,14 @@ interface Criteria {
   terms: string[];
   equals: Record<string, string>;
   atLeast: Record<string, number>;
+  /** `ids` (§8.1): only these records; ids of no record are not an error. */
+  ids: ReadonlySet<string> | undefined;
   /** Records the filters name, by parameter. */
   named: { param: string; key: ItemKey }[];
 }
 
 function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequest): Criteria {
-  const q = req.query as unknown as Record<string, unknown> & { ordering: Criteria['ordering']; q?: string[] };
+  const q = req.query as unknown as Record<string, unknown> & { ordering: Criteria['ordering']; q?: string[]; ids?: string[] };
   const { ranges = {}, references = {} } = resource.list;
   const equals: Record<string, string> = {};
   const atLeast: Record<string, number> = {};
@@ -44,7 +46,7 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
     else equals[param] = String(value);
     if (Object.hasOwn(references, param)) named.push({ param, key: recordKeyOfKind(references[param]!, String(value)) });
   }
-  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, named };
+  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), named };
 }
 
 /** The keys of a resource's detail and of its list items (the detail without its reverse views, or a news article's `content`). */
@@ -125,8 +127,8 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
   const { index } = resource.title;
   const op: Operation = async (req) => {
     const c = criteria(resource, req);
-    const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0;
-    const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast };
+    const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0 || c.ids !== undefined;
+    const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast, ...(c.ids ? { ids: c.ids } : {}) };
     const [page, also] = await Promise.all([indexPage(index, q), readKnown(req, [...c.named.map((n) => n.key), tombstoneKey(req.requestId)])]);
     const errors = fieldErrors();
     c.named.forEach((n, i) => {

@@ -6,7 +6,7 @@
  *
  * The matches among the snapshot's records are a bitset: each equality filter's posting list,
  * each term's union of the postings of the words it is a prefix of, each range number's
- * column, intersected; a record a delta changed or deleted is cleared (its delta's vector, if
+ * column, the records `ids` names, intersected; a record a delta changed or deleted is cleared (its delta's vector, if
  * any, is evaluated as such). The page then walks the ordering's permutation from the cursor's
  * boundary (a binary search of the sort keys, computed from the columns) and merges the
  * matching deltas in sort-key order. When the matches are few, they are put in list order
@@ -132,6 +132,14 @@ function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): Bits | 
     const b = newBits(s.n);
     // NaN (null) is never at least anything; an unknown number never matches (as vectors have none).
     if (col) for (let i = 0; i < s.n; i++) if (col[i]! >= least) b[i >>> 5]! |= 1 << (i & 31);
+    bits = and(bits, b);
+  }
+  if (q.ids) {
+    const b = newBits(s.n);
+    for (const id of q.ids) {
+      const i = numberOf(s, id);
+      if (i >= 0) b[i >>> 5]! |= 1 << (i & 31);
+    }
     bits = and(bits, b);
   }
   return live === null ? bits : and(bits, live);

@@ -4,7 +4,7 @@
  * (test/support/reference-list.ts) and the planner's own in-memory evaluation of vectors
  * (catalogue-index.ts vectorPage, with the cursors of pageOf). Random animes (as the planner's
  * property test draws them) make a snapshot, which is packed and unpacked; random deltas then
- * delete, change and add records; random queries over every filter, `q`, `min_score` and every
+ * delete, change and add records; random queries over every filter, `q`, `min_score`, `ids` and every
  * ordering in both directions are walked to the end with `next` and back with `previous`, and
  * every page must be the one the current records give, with the same cursors and `count`. The
  * snapshot's entries (the schedule's airing animes, with the deltas after it) must give exactly
@@ -69,10 +69,21 @@ function history(w: World) {
   return { before, now, deltas };
 }
 
-function indexQuery(q: Query, ordering: string, descending: boolean): Omit<IndexQuery, 'cursor'> {
+function indexQuery(q: Query, ordering: string, descending: boolean, ids?: ReadonlySet<string>): Omit<IndexQuery, 'cursor'> {
   const equals = Object.fromEntries(FILTERS.flatMap((f) => (q[f] === undefined ? [] : [[f, q[f]!]])));
   const terms = q.q === undefined ? [] : (queryTerms(q.q) as { terms: string[] }).terms;
-  return { ordering, descending, limit: q.limit, terms, equals, atLeast: q.min_score === undefined ? {} : { score: q.min_score } };
+  return { ordering, descending, limit: q.limit, terms, equals, atLeast: q.min_score === undefined ? {} : { score: q.min_score }, ...(ids ? { ids } : {}) };
+}
+
+/**
+ * `ids` (API.md §8.1) for some queries: picks among the snapshot's records (kept, deleted,
+ * changed), the added ones and ids of no record.
+ */
+const idsPickArb = fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), { freq: 2 });
+function idsOf(w: World, pick: number[] | null): ReadonlySet<string> | undefined {
+  if (pick === null) return undefined;
+  const pool = [...w.ids, ...w.addedIds, 'NoSuchRecordAtAll00000', 'AnotherIdOfNoRecord000'];
+  return new Set(pick.map((n) => pool[n % pool.length]!));
 }
 
 /** The schedule's entries of records, as the digest of schema versions 1–3 held them (API.md §4.15): airing animes only, by id. */
@@ -123,13 +134,14 @@ function walk(snapshot: ReturnType<typeof buildSnapshot>, deltas: Delta[], now: 
 describe('the in-memory index snapshot', () => {
   it('walks every query to the end and back exactly as the brute force over the current records, through deltas of every kind', () => {
     fc.assert(
-      fc.property(worldArb, fc.array(queryArb, { minLength: 8, maxLength: 8 }), (w, queries) => {
+      fc.property(worldArb, fc.array(queryArb, { minLength: 8, maxLength: 8 }), fc.array(idsPickArb, { minLength: 8, maxLength: 8 }), (w, queries, picks) => {
         const { before, now, deltas } = history(w);
         const snapshot = unpackSnapshot(animeIndex, packSnapshot(buildSnapshot(animeIndex, before.map((r) => vectorOf(animeIndex, r)))));
         // The entries: the snapshot's own, and with the deltas after it (deleted, changed — an airing anime that stops airing, or starts —, added).
         expect(byId(entryRows(animeIndex, snapshot, prepareDeltas(snapshot, []))!.map(scheduleEntryOf))).toEqual(scheduleOf(before));
         expect(byId(entryRows(animeIndex, snapshot, prepareDeltas(snapshot, deltas))!.map(scheduleEntryOf))).toEqual(scheduleOf(now));
-        for (const q of queries) {
+        for (const [n, q] of queries.entries()) {
+          const ids = idsOf(w, picks[n]!);
           for (const [ordering, descending] of [
             [q.ordering, q.descending],
             [q.ordering, !q.descending],
@@ -138,17 +150,18 @@ describe('the in-memory index snapshot', () => {
             const expected = referenceList(now, {
               ...(q.q === undefined ? {} : { q: q.q }),
               searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
-              where: where(q),
+              where: (r) => where(q)(r) && (ids === undefined || ids.has(r.id)),
               ordering: { value: (r) => (r as unknown as Record<string, string | number | null>)[ordering]!, text: ordering === 'name', descending },
             }).map((r) => r.id);
-            const got = walk(snapshot, deltas, now, indexQuery(q, ordering, descending));
-            expect(got.forward, JSON.stringify({ q, ordering, descending })).toEqual(expected);
-            expect(got.backward, JSON.stringify({ q, ordering, descending, backward: true })).toEqual(expected);
+            const got = walk(snapshot, deltas, now, indexQuery(q, ordering, descending, ids));
+            const shown = { q, ids: ids && [...ids], ordering, descending };
+            expect(got.forward, JSON.stringify(shown)).toEqual(expected);
+            expect(got.backward, JSON.stringify({ ...shown, backward: true })).toEqual(expected);
           }
           // Home's derived ordering (ascending only): against the planner's evaluation alone.
-          walk(snapshot, deltas, now, indexQuery(q, HOME_ORDERING, false));
+          walk(snapshot, deltas, now, indexQuery(q, HOME_ORDERING, false, ids));
           // Without deltas: the snapshot's own records.
-          walk(snapshot, [], before, indexQuery(q, q.ordering, q.descending));
+          walk(snapshot, [], before, indexQuery(q, q.ordering, q.descending, ids));
         }
       }),
       { numRuns: 200, seed: 19 },
