@@ -933,7 +933,7 @@ export interface paths {
         };
         /**
          * A random anime
-         * @description Drawn uniformly among all animes, independently of earlier calls; 404 when there is none.
+         * @description Drawn uniformly among all animes (with sfw=true: among those not explicit), independently of earlier calls; 404 when there is none.
          */
         get: operations["random.anime"];
         put?: never;
@@ -953,7 +953,7 @@ export interface paths {
         };
         /**
          * A random manga
-         * @description Drawn uniformly among all mangas, independently of earlier calls; 404 when there is none.
+         * @description Drawn uniformly among all mangas (with sfw=true: among those not explicit), independently of earlier calls; 404 when there is none.
          */
         get: operations["random.manga"];
         put?: never;
@@ -1365,7 +1365,7 @@ export interface paths {
         };
         /**
          * Top animes
-         * @description As the last rankings run made it: by `rank` (`airing`: of airing animes), by `popularity` (`bypopularity`; `upcoming`: of upcoming animes) or by `favorites` (`favorite`: then `rank`, then `name`). `count` is null.
+         * @description As the last rankings run made it: by `rank` (`airing`: of airing animes), by `popularity` (`bypopularity`; `upcoming`: of upcoming animes) or by `favorites` (`favorite`: then `rank`, then `name`). `count` is null. With `sfw=true` explicit titles are left out of each page (a page may then hold fewer than `limit`).
          */
         get: operations["top.animes"];
         put?: never;
@@ -1385,7 +1385,7 @@ export interface paths {
         };
         /**
          * Top mangas
-         * @description As `top/animes/`, with `publishing` for `airing`. `count` is null.
+         * @description As `top/animes/`, with `publishing` for `airing`. `count` is null. With `sfw=true` explicit titles are left out of each page (a page may then hold fewer than `limit`).
          */
         get: operations["top.mangas"];
         put?: never;
@@ -1792,6 +1792,8 @@ export interface operations {
                 min_score?: string;
                 /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
                 ids?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -3730,6 +3732,8 @@ export interface operations {
     "animes.recommendations": {
         parameters: {
             query?: {
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -5584,7 +5588,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, name, description, anime_count, manga_count, created_at, updated_at. */
+                /** @description Comma-separated keys to return: id, name, description, explicit, anime_count, manga_count, created_at, updated_at. */
                 fields?: string;
             };
             header?: never;
@@ -5609,6 +5613,7 @@ export interface operations {
                             id: string;
                             name: string;
                             description: string;
+                            explicit: boolean;
                             anime_count: number;
                             manga_count: number;
                             /** Format: date-time */
@@ -5619,6 +5624,7 @@ export interface operations {
                             id: string;
                             name?: string;
                             description?: string;
+                            explicit?: boolean;
                             anime_count?: number;
                             manga_count?: number;
                             /** Format: date-time */
@@ -5687,6 +5693,8 @@ export interface operations {
                     /** @description Unique among its kind, case-insensitively. */
                     name: string;
                     description?: string | null;
+                    /** @description Titles with an explicit genre or theme are left out by `sfw=true`. */
+                    explicit?: boolean;
                 };
             };
         };
@@ -5701,6 +5709,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -5796,7 +5805,7 @@ export interface operations {
     "genres.get": {
         parameters: {
             query?: {
-                /** @description Comma-separated keys to return: id, name, description, anime_count, manga_count, created_at, updated_at. */
+                /** @description Comma-separated keys to return: id, name, description, explicit, anime_count, manga_count, created_at, updated_at. */
                 fields?: string;
             };
             header?: never;
@@ -5817,6 +5826,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -5827,6 +5837,7 @@ export interface operations {
                         id: string;
                         name?: string;
                         description?: string;
+                        explicit?: boolean;
                         anime_count?: number;
                         manga_count?: number;
                         /** Format: date-time */
@@ -5905,6 +5916,8 @@ export interface operations {
                     /** @description Unique among its kind, case-insensitively. */
                     name: string;
                     description?: string | null;
+                    /** @description Titles with an explicit genre or theme are left out by `sfw=true`. */
+                    explicit?: boolean;
                 };
             };
         };
@@ -5919,6 +5932,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -6136,6 +6150,8 @@ export interface operations {
                     /** @description Unique among its kind, case-insensitively. */
                     name?: string;
                     description?: string | null;
+                    /** @description Titles with an explicit genre or theme are left out by `sfw=true`. */
+                    explicit?: boolean;
                 };
             };
         };
@@ -6150,6 +6166,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -6265,6 +6282,8 @@ export interface operations {
             query?: {
                 /** @description One of name, published_from, score, members, favorites, rank, popularity, created_at, updated_at; prefix with - for descending. Default name. */
                 ordering?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -6455,6 +6474,8 @@ export interface operations {
             query?: {
                 /** @description One of name, aired_from, score, members, favorites, rank, popularity, created_at, updated_at; prefix with - for descending. Default name. */
                 ordering?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -7514,6 +7535,8 @@ export interface operations {
                 min_score?: string;
                 /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
                 ids?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -9037,6 +9060,8 @@ export interface operations {
     "mangas.recommendations": {
         parameters: {
             query?: {
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -11116,6 +11141,8 @@ export interface operations {
                 /** @description One of published_from, name, members; prefix with - for descending. Default -published_from. */
                 ordering?: string;
                 role?: "story" | "art" | "story_and_art";
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -13996,6 +14023,8 @@ export interface operations {
                 role?: "studio" | "producer" | "licensor";
                 /** @description One of name, aired_from, score, members, favorites, rank, popularity, created_at, updated_at; prefix with - for descending. Default -aired_from. */
                 ordering?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -15185,6 +15214,8 @@ export interface operations {
     "random.anime": {
         parameters: {
             query?: {
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
@@ -15388,6 +15419,8 @@ export interface operations {
     "random.manga": {
         parameters: {
             query?: {
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
@@ -15839,6 +15872,8 @@ export interface operations {
     "recommendations.anime": {
         parameters: {
             query?: {
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -16049,6 +16084,8 @@ export interface operations {
     "recommendations.manga": {
         parameters: {
             query?: {
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -17218,6 +17255,8 @@ export interface operations {
                 tz?: string;
                 /** @description One of day, name, score; prefix with - for descending. Default day. */
                 ordering?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -17343,6 +17382,8 @@ export interface operations {
                 ordering?: string;
                 media_type?: "tv" | "ova" | "movie" | "special" | "ona" | "music";
                 status?: "airing" | "finished" | "upcoming";
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -17567,6 +17608,8 @@ export interface operations {
                 ordering?: string;
                 media_type?: "tv" | "ova" | "movie" | "special" | "ona" | "music";
                 status?: "airing" | "finished" | "upcoming";
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -17779,6 +17822,8 @@ export interface operations {
                 ordering?: string;
                 media_type?: "tv" | "ova" | "movie" | "special" | "ona" | "music";
                 status?: "airing" | "finished" | "upcoming";
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -18188,7 +18233,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, name, description, anime_count, manga_count, created_at, updated_at. */
+                /** @description Comma-separated keys to return: id, name, description, explicit, anime_count, manga_count, created_at, updated_at. */
                 fields?: string;
             };
             header?: never;
@@ -18213,6 +18258,7 @@ export interface operations {
                             id: string;
                             name: string;
                             description: string;
+                            explicit: boolean;
                             anime_count: number;
                             manga_count: number;
                             /** Format: date-time */
@@ -18223,6 +18269,7 @@ export interface operations {
                             id: string;
                             name?: string;
                             description?: string;
+                            explicit?: boolean;
                             anime_count?: number;
                             manga_count?: number;
                             /** Format: date-time */
@@ -18291,6 +18338,8 @@ export interface operations {
                     /** @description Unique among its kind, case-insensitively. */
                     name: string;
                     description?: string | null;
+                    /** @description Titles with an explicit genre or theme are left out by `sfw=true`. */
+                    explicit?: boolean;
                 };
             };
         };
@@ -18305,6 +18354,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -18400,7 +18450,7 @@ export interface operations {
     "themes.get": {
         parameters: {
             query?: {
-                /** @description Comma-separated keys to return: id, name, description, anime_count, manga_count, created_at, updated_at. */
+                /** @description Comma-separated keys to return: id, name, description, explicit, anime_count, manga_count, created_at, updated_at. */
                 fields?: string;
             };
             header?: never;
@@ -18421,6 +18471,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -18431,6 +18482,7 @@ export interface operations {
                         id: string;
                         name?: string;
                         description?: string;
+                        explicit?: boolean;
                         anime_count?: number;
                         manga_count?: number;
                         /** Format: date-time */
@@ -18509,6 +18561,8 @@ export interface operations {
                     /** @description Unique among its kind, case-insensitively. */
                     name: string;
                     description?: string | null;
+                    /** @description Titles with an explicit genre or theme are left out by `sfw=true`. */
+                    explicit?: boolean;
                 };
             };
         };
@@ -18523,6 +18577,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -18740,6 +18795,8 @@ export interface operations {
                     /** @description Unique among its kind, case-insensitively. */
                     name?: string;
                     description?: string | null;
+                    /** @description Titles with an explicit genre or theme are left out by `sfw=true`. */
+                    explicit?: boolean;
                 };
             };
         };
@@ -18754,6 +18811,7 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        explicit: boolean;
                         anime_count: number;
                         manga_count: number;
                         /** Format: date-time */
@@ -19143,6 +19201,8 @@ export interface operations {
             query?: {
                 filter?: "airing" | "upcoming" | "bypopularity" | "favorite";
                 media_type?: "tv" | "ova" | "movie" | "special" | "ona" | "music";
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
@@ -19351,6 +19411,8 @@ export interface operations {
             query?: {
                 filter?: "publishing" | "upcoming" | "bypopularity" | "favorite";
                 media_type?: "manga" | "light_novel" | "novel" | "oneshot" | "doujinshi" | "manhwa" | "manhua" | "oel";
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
                 /** @description Page size, 1–100 (default 25). */
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */

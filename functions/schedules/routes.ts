@@ -2,6 +2,7 @@
 import { animeTitle } from '../../shared/db/animes.js';
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { titleKeys } from '../../shared/db/titles.js';
+import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
 import { scheduleEntryRead, scheduleQuery } from '../../shared/domain/schedules.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -11,8 +12,9 @@ export const routes = {
     name: 'schedules.list', method: 'GET', path: '/api/schedules/', access: 'public',
     summary: 'List the weekly schedule of the airing animes', query: scheduleQuery,
     response: { status: 200, schema: scheduleEntryRead, page: true, fields: Object.keys(scheduleEntryRead.shape) },
-    // The anime index (its pointer and deltas; its snapshot from the index bucket) and the page's animes.
-    keys: grants(grant(titleKeys(animeTitle), 'BatchGetItem'), indexReads('ANIME')),
+    // The anime index (its pointer and deltas; its snapshot from the index bucket), the page's animes,
+    // and with `sfw=true` a tombstone shard (the explicit genres and themes).
+    keys: grants(grant(titleKeys(animeTitle), 'BatchGetItem'), indexReads('ANIME'), TOMBSTONE_READS),
     uses: ['index-read'],
   }),
 };

@@ -139,11 +139,14 @@ export interface IndexQuery {
   atLeast?: Readonly<Record<string, number>>;
   /** Only these records (`ids`, API.md §8.1). */
   ids?: ReadonlySet<string>;
+  /** Exclusions: filter name → values none of which a record may have (`sfw=true`, §8.3). */
+  excluded?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Whether a vector satisfies every filter and term of a query (the in-memory index's deltas too). */
 export function matches(v: Vector, q: IndexQuery): boolean {
   if (q.ids && !q.ids.has(v.id)) return false;
+  for (const [name, values] of Object.entries(q.excluded ?? {})) if ((v.f[name] ?? []).some((x) => values.includes(x))) return false;
   for (const [name, value] of Object.entries(q.equals)) if (!(v.f[name] ?? []).includes(value)) return false;
   for (const [name, least] of Object.entries(q.atLeast ?? {})) {
     const x = v.x[name];

@@ -27,7 +27,7 @@ import { grant, grants, type CrudGrants, type KeyGrants, type KeyPattern } from 
 import { cancellationReasons, retryOnConflict } from './errors.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
-import { TOMBSTONE_KEYS, tombstonePlan } from './tombstones.js';
+import { shardsPlan, TOMBSTONE_KEYS, tombstonePlan } from './tombstones.js';
 
 export interface BaseRecord {
   id: string;
@@ -70,6 +70,11 @@ export interface EntityDef<R extends BaseRecord> {
    * tombstone that reads filter by until the references are removed (tombstones.ts).
    */
   referenced?: boolean;
+  /**
+   * Whether a record is explicit (genres and themes, API.md §8.3): the tombstone shards name the
+   * explicit ones, kept by the record's own writes (tombstones.ts shardsPlan).
+   */
+  explicit?: (r: R) => boolean;
 }
 
 export interface Stored<R> {
@@ -129,11 +134,13 @@ export const listReads = <R extends BaseRecord>(def: EntityDef<R>): KeyGrants =>
  */
 export function crudGrants<R extends BaseRecord>(def: EntityDef<R>): CrudGrants {
   const own = entityKeys(def);
+  // An explicit record is named by the tombstone shards (§8.3).
+  const shards = def.explicit ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {};
   return {
     list: grant(own, 'GetItem', 'BatchGetItem', 'Query'),
     get: grant(own, 'GetItem', 'BatchGetItem'),
-    create: grant(own, 'PutItem', 'UpdateItem'),
-    update: grant(own, 'GetItem', 'PutItem', 'DeleteItem'),
+    create: grants(grant(own, 'PutItem', 'UpdateItem'), shards),
+    update: grants(grant(own, 'GetItem', 'PutItem', 'DeleteItem'), shards),
     delete: grants(grant(own, 'GetItem', 'DeleteItem', 'UpdateItem'), def.referenced ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {}),
   };
 }
@@ -263,12 +270,13 @@ function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r
 export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>, extra: Item = {}, counted = true): WritePlan {
   const d = anyDef(def);
   const sw = searchText(def.searchFields?.(r) ?? []);
-  return plan([
+  const own = plan([
     [put({ ...extra, ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, NEW), { what: 'record', kind: def.kind }],
     ...(def.unique ?? []).map((u): [object, Meaning] => [put(claimItem(def, u, r, 1, priv), NEW), { what: 'unique', field: u.field, message: u.message }]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [put(item), null]),
     ...(counted ? [[count(d, 1), null] as [object, Meaning]] : []),
   ]);
+  return def.explicit?.(r) ? joinPlans(own, shardsPlan(def.kind, r.id, { explicit: true })) : own;
 }
 
 /**
@@ -320,6 +328,8 @@ export function replacePlan<R extends BaseRecord>(
     if (old.sk !== item.sk) entries.push([del({ pk: String(old.pk), sk: String(old.sk) }), null]);
     entries.push([put(item), null]);
   }
+  const explicit = def.explicit?.(after);
+  if (def.explicit && def.explicit(before.record) !== explicit) return joinPlans(plan(entries), shardsPlan(def.kind, after.id, { explicit }));
   return plan(entries);
 }
 
@@ -333,6 +343,7 @@ export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stor
     ...orderingItems(def, r).map((item): [object, Meaning] => [del({ pk: String(item.pk), sk: String(item.sk) }), null]),
     ...(counted ? [[count(d, -1), null] as [object, Meaning]] : []),
   ]);
+  if (def.explicit?.(r)) return joinPlans(own, shardsPlan(def.kind, r.id, { deleted: def.referenced === true, explicit: false }));
   return def.referenced ? joinPlans(own, tombstonePlan(def.kind, r.id)) : own;
 }
 

@@ -12,6 +12,8 @@ export interface NamedRecord extends BaseRecord {
 }
 export interface GenreRecord extends NamedRecord {
   description: string;
+  /** Titles with an explicit genre or theme are left out by `sfw=true` (API.md §8.3). */
+  explicit: boolean;
   anime_count: number;
   manga_count: number;
 }
@@ -57,8 +59,9 @@ function named<R extends NamedRecord>(
 const animeCount = { value: (r: { anime_count: number }) => r.anime_count, type: 'count' } as const;
 const mangaCount = { value: (r: { manga_count: number }) => r.manga_count, type: 'count' } as const;
 
-export const genreEntity = named<GenreRecord>('GENRE', 'genre', { anime_count: animeCount, manga_count: mangaCount });
-export const themeEntity = named<ThemeRecord>('THEME', 'theme', { anime_count: animeCount, manga_count: mangaCount });
+const explicitFlag = { explicit: (r: GenreRecord) => r.explicit === true };
+export const genreEntity = named<GenreRecord>('GENRE', 'genre', { anime_count: animeCount, manga_count: mangaCount }, explicitFlag);
+export const themeEntity = named<ThemeRecord>('THEME', 'theme', { anime_count: animeCount, manga_count: mangaCount }, explicitFlag);
 export const demographicEntity = named<DemographicRecord>('DEMOGRAPHIC', 'demographic', { manga_count: mangaCount });
 export const magazineEntity = named<MagazineRecord>('MAGAZINE', 'magazine', { manga_count: mangaCount });
 export const producerEntity = named<ProducerRecord>(

@@ -1,9 +1,11 @@
 /**
  * Tombstones: the ids of deleted catalogue records whose references elsewhere have not been
  * removed yet (API.md §1.8: a deleted record disappears at once from every view; filtering at
- * read time is allowed). docs/data-model.md "Deletions and renames".
+ * read time is allowed). docs/data-model.md "Deletions and renames". The shards also name the
+ * explicit genres and themes (§8.3), which the reads that leave them out need with the same read.
  *
- *   pk = DELETED   sk = <shard>   { <KIND>: string set of ids }     (shards 0 … SHARDS-1)
+ *   pk = DELETED   sk = <shard>   { <KIND>: string set of ids, EXPLICIT#<KIND>: string set of ids }
+ *                                                                     (shards 0 … SHARDS-1)
  *
  * A deletion adds the id to every shard in its own transaction (deletePlan, for the entities
  * that others reference); every read that shows embedded references reads one shard, chosen at
@@ -28,6 +30,8 @@ export const TOMBSTONE_KEYS = 'DELETED';
 export const TOMBSTONE_READS: KeyGrants = grant(TOMBSTONE_KEYS, 'BatchGetItem');
 
 const shardKey = (n: number): ItemKey => ({ pk: 'DELETED', sk: String(n) });
+/** The prefix of the shards' attributes that name explicit records rather than deleted ones. */
+const EXPLICIT = 'EXPLICIT#';
 
 /** The tombstone shard a read uses: chosen by `seed` (e.g. the request's id) or at random. */
 export function tombstoneKey(seed?: string): ItemKey {
@@ -37,12 +41,22 @@ export function tombstoneKey(seed?: string): ItemKey {
   return shardKey(h % TOMBSTONE_SHARDS);
 }
 
-/** The deleted ids a tombstone item names, by kind. */
+/** The deleted ids a tombstone item names, by kind; and the explicit genres and themes. */
 export class Deleted {
   private readonly sets: Map<string, ReadonlySet<string>>;
+  private readonly flagged: Map<string, ReadonlySet<string>>;
   constructor(item: Item | null | undefined) {
     this.sets = new Map();
-    for (const [k, v] of Object.entries(item ?? {})) if (v instanceof Set) this.sets.set(k, v as Set<string>);
+    this.flagged = new Map();
+    for (const [k, v] of Object.entries(item ?? {})) {
+      if (!(v instanceof Set)) continue;
+      if (k.startsWith(EXPLICIT)) this.flagged.set(k.slice(EXPLICIT.length), v as Set<string>);
+      else this.sets.set(k, v as Set<string>);
+    }
+  }
+  /** The explicit records of a kind (API.md §8.3), as of the shard's read. */
+  explicit(kind: string): string[] {
+    return [...(this.flagged.get(kind) ?? [])];
   }
   has(kind: string, id: string): boolean {
     return this.sets.get(kind)?.has(id) ?? false;
@@ -59,14 +73,39 @@ export class Deleted {
 
 /** Marks a record deleted in every shard, within the deleting transaction. */
 export function tombstonePlan(kind: string, id: string): WritePlan {
+  return shardsPlan(kind, id, { deleted: true });
+}
+
+/** The shards' attribute naming the explicit records of a kind (genres, themes: API.md §8.3). */
+const explicitAttribute = (kind: string) => `${EXPLICIT}${kind}`;
+
+/**
+ * The shards' change a record's write makes, within its transaction (one update per shard: a
+ * transaction names an item once): `deleted` marks it deleted; `explicit` adds it to (true) or
+ * removes it from (false) its kind's explicit records, which every list read that can leave
+ * them out (`sfw=true`) gets with the shard it reads anyway.
+ */
+export function shardsPlan(kind: string, id: string, change: { deleted?: boolean; explicit?: boolean }): WritePlan {
+  const adds: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':id': new Set([id]) };
+  if (change.deleted) {
+    adds.push('#k :id');
+    names['#k'] = kind;
+    values[':max'] = MAX_PENDING;
+  }
+  if (change.explicit !== undefined) names['#e'] = explicitAttribute(kind);
+  if (change.explicit === true) adds.push('#e :id');
+  const expression = [adds.length > 0 ? `ADD ${adds.join(', ')}` : '', change.explicit === false ? 'DELETE #e :id' : ''].filter(Boolean).join(' ');
+  if (!expression) return { items: [], meanings: [] };
   const items = Array.from({ length: TOMBSTONE_SHARDS }, (_, n) => ({
     Update: {
       TableName: tableName(),
       Key: shardKey(n),
-      UpdateExpression: 'ADD #k :id',
-      ConditionExpression: 'attribute_not_exists(#k) OR size(#k) < :max',
-      ExpressionAttributeNames: { '#k': kind },
-      ExpressionAttributeValues: { ':id': new Set([id]), ':max': MAX_PENDING },
+      UpdateExpression: expression,
+      ...(change.deleted ? { ConditionExpression: 'attribute_not_exists(#k) OR size(#k) < :max' } : {}),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     },
   }));
   return { items, meanings: items.map(() => ({ what: 'error' as const, error: () => serviceUnavailable(5) })) };

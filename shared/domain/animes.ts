@@ -223,6 +223,7 @@ export const animes: TitleResource<AnimeRecord> = {
     },
     references: { genre: 'GENRE', theme: 'THEME', studio: 'PRODUCER' },
     ranges: { min_score: 'score' },
+    sfw: 'ANIME',
   },
   writable: (r, rel) => ({
     ...Object.fromEntries(Object.keys(animeFields).filter((k) => k in r).map((k) => [k, (r as unknown as Record<string, unknown>)[k]])),

@@ -21,7 +21,7 @@ import { Unavailable } from '../db/errors.js';
 import { indexKeys, readDeltas, readPointer, type IndexDelta, type IndexPointer } from '../db/index-deltas.js';
 import { grant, type KeyGrants } from '../db/key-patterns.js';
 import type { BaseRecord } from '../db/records.js';
-import { entryRows, evaluate, prepareDeltas, valuesOf, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
+import { entryRows, evaluate, matchAt, prepareDeltas, valuesOf, type DeltaSet, type SnapshotPage } from '../search/evaluate.js';
 import type { OrderValue } from '../db/sort-keys.js';
 import { buildSnapshot, unpackSnapshot, type Snapshot } from '../search/snapshot.js';
 import { getIndexObject, indexObjectKey } from '../storage/index-objects.js';
@@ -116,15 +116,29 @@ async function current<R extends BaseRecord>(def: IndexDef<R>): Promise<Held> {
 }
 
 /** A page of `q` over the kind's current index: the ids in list order with their sort keys, cursors, and how many match. */
-export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): Promise<SnapshotPage> {
-  return (await indexPages(def, [q]))[0]!;
+export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery | Promise<IndexQuery>): Promise<SnapshotPage> {
+  return (await indexPages(def, Promise.resolve(q).then((x) => [x])))[0]!;
 }
 
-/** Pages of several queries over one read of the kind's current index (home's two seasons). */
-export async function indexPages<R extends BaseRecord>(def: IndexDef<R>, queries: readonly IndexQuery[]): Promise<SnapshotPage[]> {
-  const h = await current(def);
+/**
+ * Pages of several queries over one read of the kind's current index (home's two seasons). The
+ * queries may still be on their way (a promise: `sfw=true` needs the tombstone shard read beside
+ * the index), so that the index is read in the same round as what they need.
+ */
+export async function indexPages<R extends BaseRecord>(def: IndexDef<R>, pending: readonly IndexQuery[] | Promise<readonly IndexQuery[]>): Promise<SnapshotPage[]> {
+  const [h, queries] = await Promise.all([current(def), pending]);
   h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
   return queries.map((q) => evaluate(def, h.snapshot, q, h.prepared!));
+}
+
+/**
+ * A record drawn uniformly among the kind's current records that `q`'s filters match (random
+ * picks with `sfw=true`; `q` may still be on its way, read beside the index); null when none do.
+ */
+export async function indexPick<R extends BaseRecord>(def: IndexDef<R>, q: Promise<IndexQuery>, random: () => number = Math.random): Promise<string | null> {
+  const [h, query] = await Promise.all([current(def), q]);
+  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
+  return matchAt(h.snapshot, query, h.prepared, random());
 }
 
 /** The ids of every record of the kind with the values `equals` (jobs and consumers: a genre's animes, the airing animes), in the kind's list order. */
@@ -154,12 +168,29 @@ export async function indexLookup<R extends BaseRecord>(def: IndexDef<R>): Promi
  * entries are not known (one written before schema version 4, decision O15) answers 503 until
  * the migration rebuilds the index: an empty or partial list would be wrong.
  */
-export async function indexEntries<R extends BaseRecord>(def: IndexDef<R>): Promise<EntryRow[]> {
-  const h = await current(def);
-  h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
-  if (h.entries === undefined) h.entries = entryRows(def, h.snapshot, h.prepared);
+export async function indexEntries<R extends BaseRecord>(def: IndexDef<R>, excluded?: Promise<IndexQuery['excluded']>): Promise<EntryRow[]> {
+  const [h, exclusions] = await Promise.all([current(def), excluded]);
+  const prepared = (h.prepared ??= prepareDeltas(h.snapshot, h.deltas));
+  if (h.entries === undefined) h.entries = entryRows(def, h.snapshot, prepared);
   if (h.entries === null) throw new Unavailable(`${def.kind}: the index snapshot ${h.pointer?.name ?? ''} predates its entries; \`npm run migrate\` rebuilds it from the records`);
-  return h.entries;
+  if (!exclusions) return h.entries;
+  // Exclusions given (`sfw=true`, read beside the index): the entries' records that none excludes.
+  const kept = keptOf(def, h, h.entries.map((e) => e.id), exclusions);
+  return h.entries.filter((e) => kept.has(e.id));
+}
+
+/** Of `ids`, the current records that no exclusion leaves out (a set). */
+function keptOf<R extends BaseRecord>(def: IndexDef<R>, h: Held, ids: readonly string[], excluded: IndexQuery['excluded']): Set<string> {
+  const q = { ordering: def.listOrder.replace(/^-/, ''), descending: def.listOrder.startsWith('-'), limit: Math.max(1, ids.length), cursor: null, terms: [], equals: {}, ids: new Set(ids), excluded };
+  return new Set(evaluate(def, h.snapshot, q, (h.prepared ??= prepareDeltas(h.snapshot, h.deltas))).entries.map((e) => e.id));
+}
+
+/**
+ * Of `ids`, those of the kind's current records that the exclusions do not leave out (`sfw=true`
+ * on a list the index does not make, e.g. personalised recommendations): a set, unordered.
+ */
+export async function indexKept<R extends BaseRecord>(def: IndexDef<R>, ids: readonly string[], excluded: IndexQuery['excluded']): Promise<Set<string>> {
+  return keptOf(def, await current(def), ids, excluded);
 }
 
 /**

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { AnimeRecord } from '../db/animes.js';
 import { creditsOfRole } from '../db/taxonomy.js';
 import type { LinkedTitles } from '../http/linked-titles.js';
-import { enumParam, orderingParam } from '../http/schemas.js';
+import { enumParam, orderingParam, sfwParam } from '../http/schemas.js';
 import { animeRead, animes } from './animes.js';
 import { ProducerRole } from './enums.js';
 
@@ -15,7 +15,7 @@ const orderings = animes.list.orderings;
 const numberAt = (item: Record<string, unknown>, path: string) => Number(path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], item) ?? 0);
 
 /** `GET /api/genres/{id}/animes/`: ordering keys of `GET /api/animes/`, default `name`. */
-export const genreAnimesQuery = z.object({ ordering: orderingParam(orderings, 'name') });
+export const genreAnimesQuery = z.object({ ordering: orderingParam(orderings, 'name'), sfw: sfwParam });
 
 export const genreAnimes: LinkedTitles<AnimeRecord> = {
   titles: animes,
@@ -25,7 +25,7 @@ export const genreAnimes: LinkedTitles<AnimeRecord> = {
 };
 
 /** `GET /api/producers/{id}/animes/`: `role`, ordering keys of `GET /api/animes/`, default `-aired_from`. */
-export const producerAnimesQuery = z.object({ role: enumParam(ProducerRole), ordering: orderingParam(orderings, '-aired_from') });
+export const producerAnimesQuery = z.object({ role: enumParam(ProducerRole), ordering: orderingParam(orderings, '-aired_from'), sfw: sfwParam });
 
 /** An anime of a producer's list: the Anime and the roles it credits the producer in (§4.11). */
 export const producerAnimeRead = z.extend(animeRead, { producer_roles: z.array(z.enum(ProducerRole)) });

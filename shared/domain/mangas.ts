@@ -138,6 +138,7 @@ export const mangas: TitleResource<MangaRecord> = {
     },
     references: { genre: 'GENRE', theme: 'THEME', demographic: 'DEMOGRAPHIC', magazine: 'MAGAZINE', author: 'PERSON' },
     ranges: { min_score: 'score' },
+    sfw: 'MANGA',
   },
   writable: (r, rel) => ({
     ...Object.fromEntries(Object.keys(mangaFields).filter((k) => k in r).map((k) => [k, (r as unknown as Record<string, unknown>)[k]])),

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import type { ScheduleEntry } from '../db/animes.js';
 import { sortKey } from '../db/sort-keys.js';
-import { enumParam, orderingParam } from '../http/schemas.js';
+import { enumParam, orderingParam, sfwParam } from '../http/schemas.js';
 import { searchNormalize } from '../text.js';
 import { isTimeZone, localTime, nextEpisode, weeklySlot } from './broadcast.js';
 import { animeCard } from './cards.js';
@@ -18,6 +18,7 @@ export const scheduleQuery = z.object({
   day: enumParam(ScheduleDay),
   tz: z.optional(z.string().check(z.refine(isTimeZone, 'Not a known IANA time zone.'))).check(z.meta({ description: 'IANA time zone of the days and times (default: each broadcast’s own).' })),
   ordering: orderingParam(scheduleOrderings, 'day'),
+  sfw: sfwParam,
 });
 
 export const scheduleEntryRead = z.object({

@@ -3,7 +3,7 @@
  * the path and query of the season lists (answered by shared/http/seasons.ts).
  */
 import * as z from 'zod/mini';
-import { enumParam, orderingParam } from '../http/schemas.js';
+import { enumParam, orderingParam, sfwParam } from '../http/schemas.js';
 import { AnimeMediaType, AnimeStatus, Season } from './enums.js';
 
 export interface SeasonOfYear {
@@ -45,4 +45,4 @@ export const seasonOrderings = ['members', 'score', 'name', 'aired_from'] as con
 /** The filters of a season list: equalities on the anime index's filters of the same name. */
 export const seasonFilters = { media_type: enumParam(AnimeMediaType), status: enumParam(AnimeStatus) };
 
-export const seasonQuery = z.object({ ordering: orderingParam(seasonOrderings, '-members'), ...seasonFilters });
+export const seasonQuery = z.object({ ordering: orderingParam(seasonOrderings, '-members'), ...seasonFilters, sfw: sfwParam });

@@ -19,7 +19,7 @@ import {
 import { conflict } from '../problem.js';
 import { enumParam } from '../http/schemas.js';
 import { ProducerType } from './enums.js';
-import { date, line, oneOf, optionalNullable, optionalText, required, text, url } from './fields.js';
+import { date, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import type { Resource } from './resource.js';
 
 const meta = {
@@ -34,10 +34,17 @@ const genreLike = {
   description: optionalText(text({ max: 1000 })),
 };
 
+/** Genres and themes (not demographics) can be explicit (API.md §8.3). */
+const genreFields = {
+  ...genreLike,
+  explicit: optional(z.boolean(), () => false, 'Titles with an explicit genre or theme are left out by `sfw=true`.'),
+};
+
 const genreRead = z.object({
   id: meta.id,
   name: z.string(),
   description: z.string(),
+  explicit: z.boolean(),
   anime_count: count,
   manga_count: count,
   created_at: meta.created_at,
@@ -50,13 +57,15 @@ function genreLikeResource(segment: string, noun: string, entity: typeof genreEn
     noun,
     entity,
     writer: 'contributor',
-    fields: genreLike,
+    fields: genreFields,
     read: genreRead,
     list: { orderings: ['name', 'anime_count', 'manga_count', 'created_at'], defaultOrdering: 'name', search: true, liveRecords: true },
     toRecord: (v, m, prev) => ({
       id: m.id,
       name: v.name as string,
       description: v.description as string,
+      // A record a version before 6 wrote has none until the migration gives it `false` (a PATCH meanwhile does too).
+      explicit: (v.explicit as boolean | undefined) ?? false,
       anime_count: prev?.anime_count ?? 0,
       manga_count: prev?.manga_count ?? 0,
       created_at: m.created_at,

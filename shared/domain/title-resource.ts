@@ -27,6 +27,8 @@ export interface TitleListOptions {
   ranges?: Record<string, string>;
   /** Turns the equality filters given into the index filters that answer them together (default: the same). */
   combine?(equals: Record<string, string>): Record<string, string>;
+  /** `sfw` is accepted (§8.3: animes and mangas), leaving out the titles of this kind that are explicit. */
+  sfw?: 'ANIME' | 'MANGA';
 }
 
 export interface TitleResource<R extends BaseRecord> {

@@ -11,7 +11,7 @@ import type { ListOptions } from '../domain/resource.js';
 import type { LinkedListing } from '../domain/title-resource.js';
 import type { RateLimitDecl } from './rate-limits.js';
 import { defineRoute, type Capability } from './route.js';
-import { idsParam, orderingParam, searchParam } from './schemas.js';
+import { idsParam, orderingParam, searchParam, sfwParam } from './schemas.js';
 
 /** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
 export function listQuery(listing: { list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> }) {
@@ -33,7 +33,7 @@ export interface CrudShape {
   read: z.ZodMiniObject;
   /** The list item shape where it is not the detail. */
   listRead?: z.ZodMiniObject;
-  list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'>;
+  list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> & { sfw?: string };
 }
 
 /** Every write of the catalogue and taxonomy collections is counted by the `catalogue write` policy (API.md §7.2). */
@@ -59,7 +59,7 @@ export function crudRoutes<R extends BaseRecord>(resource: CrudShape & ({ entity
     list: defineRoute({
       name: `${segment}.list`, method: 'GET', path: collection, access: 'public',
       // Every catalogue and taxonomy list is also a batch lookup (API.md §8.1).
-      summary: `List ${segment}`, query: z.object({ ...listQuery(resource).shape, ids: idsParam }),
+      summary: `List ${segment}`, query: z.object({ ...listQuery(resource).shape, ids: idsParam, ...('sfw' in resource.list && resource.list.sfw ? { sfw: sfwParam } : {}) }),
       response: { status: 200, schema: listItem, page: true, fields: Object.keys(listItem.shape) }, keys: keys.list,
       ...('listUses' in resource && resource.listUses ? { uses: resource.listUses } : {}),
     }),

@@ -17,7 +17,7 @@ import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
-import { readKnown, recordsOf } from './titles.js';
+import { readKnown, recordsOf, sfwQuery } from './titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 
 export interface LinkedTitles<R extends BaseRecord> {
@@ -47,11 +47,13 @@ export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Op
     const id = idOf(req);
     const query = queryOf(req) as Record<string, unknown> & { ordering: { key: string; descending: boolean } };
     const q = { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals: listing.filter(id, query) };
-    const [page, [parent, tomb]] = await Promise.all([indexPage(index, q), readKnown(req, also(req))]);
+    const known = readKnown(req, also(req));
+    const [page, [parent, tomb]] = await Promise.all([indexPage(index, sfwQuery(listing.titles, query.sfw, q, known)), known]);
     if (!parent) throw notFound(`No ${listing.parent.noun} with this id.`);
     const records = await recordsOf(listing.titles, page.entries.map((e) => e.id), shape, new Deleted(tomb));
     const items = listing.extra ? records.map((r) => ({ ...r, ...listing.extra!(r, id) })) : records;
-    return pageReply(req, { items, next: page.next, previous: page.previous }, listing.count ? listing.count(parent, query) : page.count);
+    // The parent's count is of every linked title; with `sfw=true`, the evaluation's (exact too).
+    return pageReply(req, { items, next: page.next, previous: page.previous }, listing.count && query.sfw !== true ? listing.count(parent, query) : page.count);
   };
   // Read with the caller's auth state when a token is sent.
   op.prefetch = also;

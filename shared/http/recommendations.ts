@@ -20,7 +20,8 @@
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { pageOf } from '../db/catalogue-index.js';
 import { keyHasValue } from '../db/sort-keys.js';
-import { indexPage } from '../domain/index-reader.js';
+import { indexKept, indexPage } from '../domain/index-reader.js';
+import { isExplicit, sfwExclusions } from '../domain/sfw.js';
 import { listVectors } from '../db/playlists.js';
 import { byKey, entryKey, jobStateOf, rankKey, RECOMMENDATION_JOB_KEY, recommendationsKey, visibleEntries, type JobState } from '../db/recommendations.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
@@ -54,9 +55,13 @@ export const listKeys = (req: ApiRequest): ItemKey[] => [RECOMMENDATION_JOB_KEY,
  * The whole recommendation list of a caller (§5.4, at most PER_CALLER entries, in order):
  * personalised when `caller` has candidates, else popular. `first`: the items of listKeys.
  */
-export async function recommendationsFor(kind: RecommendationKind, caller: Caller | null, first: Promise<(Item | null)[]>): Promise<RecommendationList> {
+export async function recommendationsFor(kind: RecommendationKind, caller: Caller | null, first: Promise<(Item | null)[]>, sfw = false): Promise<RecommendationList> {
   const { titleKind } = kind.list;
-  const popular = (listed: number) => indexPage(kind.titles.title.index, { ordering: 'popularity', descending: false, limit: PER_CALLER + listed, cursor: null, terms: [], equals: {} });
+  const { index } = kind.titles.title;
+  // `sfw=true` (§8.3): the exclusions of the titles' kind, from the tombstone shard of `first`.
+  const excluded = sfw ? first.then(([, tomb]) => sfwExclusions(titleKind, new Deleted(tomb))) : null;
+  const popular = (listed: number) =>
+    indexPage(index, Promise.resolve(excluded).then((x) => ({ ordering: 'popularity', descending: false, limit: PER_CALLER + listed, cursor: null, terms: [], equals: {}, ...(x ? { excluded: x } : {}) })));
   // An anonymous caller gets the most popular titles: their index page is read beside `first`.
   const early = caller ? null : popular(0);
   early?.catch(() => undefined);
@@ -80,6 +85,11 @@ export async function recommendationsFor(kind: RecommendationKind, caller: Calle
         if (sum) sum.votes += votes;
         else sums.set(id, { votes, score, name });
       }
+    }
+    // With `sfw=true`, the explicit titles' votes are not candidates (their current genres, themes and rating, from the index).
+    if (excluded && sums.size > 0) {
+      const kept = await indexKept(index, [...sums.keys()], await excluded);
+      for (const id of [...sums.keys()]) if (!kept.has(id)) sums.delete(id);
     }
     if (sums.size > 0) {
       const entries = [...sums]
@@ -109,7 +119,7 @@ async function shown<R extends BaseRecord>(resource: TitleResource<R>, entries: 
 export function recommendedTitles(kind: RecommendationKind): Operation {
   const shape = shapeKeys(kind.titles).detail;
   const op: Operation = async (req) => {
-    const list = await recommendationsFor(kind, req.caller, readKnown(req, listKeys(req)));
+    const list = await recommendationsFor(kind, req.caller, readKnown(req, listKeys(req)), (req.query as { sfw?: boolean }).sfw === true);
     const page = pageOf(list.entries, false, pageLimit(req), req.query.cursor ?? null);
     const items = await shown(kind.titles, page.kept, shape, list.deleted, (e) => ({ votes: e.votes, source: list.source }));
     return pageReply(req, { items, next: page.next, previous: page.previous }, null, { refreshed_at: list.state.at });
@@ -141,8 +151,11 @@ export function titleRecommendations(kind: RecommendationKind): Operation {
     if (!title || deleted.has(titleKind, id)) throw notFound(`No ${kind.name} with this id.`);
     const state = jobStateOf(job);
     const stored = visibleEntries(list, state).filter((e) => !deleted.has(titleKind, e[0]));
-    // Every entry's record (≤ 50, one call): those deleted since are left out, so `count` is exact.
-    const items = await shown(resource, stored.map((e) => ({ id: e[0], sk: entryKey(e), votes: e[1] })), shape, deleted, (e) => ({ votes: e.votes }));
+    // Every entry's record (≤ 50, one call): those deleted since are left out, so `count` is exact;
+    // with `sfw=true` (§8.3) the explicit ones too, by their current genres, themes and rating.
+    const sfw = (req.query as { sfw?: boolean }).sfw === true;
+    const all = await shown(resource, stored.map((e) => ({ id: e[0], sk: entryKey(e), votes: e[1] })), shape, deleted, (e) => ({ votes: e.votes }));
+    const items = sfw ? all.filter((r) => !isExplicit(r as never, deleted)) : all;
     const withKeys = items.map((item) => ({ item, sk: entryKey(stored.find((e) => e[0] === item.id)!) }));
     const page = pageOf(withKeys, false, pageLimit(req), req.query.cursor ?? null);
     return pageReply(req, { items: page.kept.map((k) => k.item), next: page.next, previous: page.previous }, withKeys.length, { refreshed_at: state.at });

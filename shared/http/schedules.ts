@@ -16,6 +16,8 @@ import { clock } from '../clock.js';
 import { animes } from '../domain/animes.js';
 import { animeCard } from '../domain/cards.js';
 import { indexEntries } from '../domain/index-reader.js';
+import { sfwExclusions } from '../domain/sfw.js';
+import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { scheduleSortKey, slotted } from '../domain/schedules.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
@@ -24,10 +26,12 @@ import { inShapeOrder } from './represent.js';
 const CARD = Object.keys(animeCard.shape);
 
 export const scheduleList: Operation = async (req) => {
-  const q = req.query as unknown as { day?: string; tz?: string; ordering: { key: string; descending: boolean } };
+  const q = req.query as unknown as { day?: string; tz?: string; sfw?: boolean; ordering: { key: string; descending: boolean } };
   const now = clock().getTime();
   const direction = q.ordering.descending ? 'desc' : 'asc';
-  const entries = (await indexEntries(animes.title.index)).map(scheduleEntryOf);
+  // `sfw=true` (§8.3): the explicit genres and themes come with a tombstone shard, read beside the index.
+  const excluded = q.sfw === true ? getItems([tombstoneKey(req.requestId)]).then(([tomb]) => sfwExclusions('ANIME', new Deleted(tomb))) : undefined;
+  const entries = (await indexEntries(animes.title.index, excluded)).map(scheduleEntryOf);
   const sorted = entries
     .map((e) => ({ e, s: slotted(e, now, q.tz ?? null) }))
     .filter(({ s }) => q.day === undefined || s.day === q.day)

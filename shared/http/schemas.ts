@@ -84,6 +84,9 @@ export function enumParam<const T extends readonly [string, ...string[]]>(values
 
 export const booleanParam = z.optional(z.pipe(z.enum(['true', 'false']), z.transform((v: 'true' | 'false') => v === 'true')));
 
+/** `sfw` (§8.3): `true` leaves out explicit titles; `false` or absent: no effect; anything else → 400. */
+export const sfwParam = booleanParam.check(z.meta({ description: 'true: leave out titles rated rx or with an explicit genre or theme.' }));
+
 /** A filter naming a record (§1.6: it must identify an existing, non-deleted record; checked by the list). */
 export const idParam = z.optional(z.string().check(z.regex(ID_PATTERN, 'Not a valid id.')));
 

@@ -14,7 +14,7 @@ import { animes } from '../domain/animes.js';
 import { seasonFilters, seasonNow, seasonUpcoming, type SeasonOfYear } from '../domain/seasons.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
-import { readKnown, recordsOf, shapeKeys } from './titles.js';
+import { readKnown, recordsOf, sfwQuery, shapeKeys } from './titles.js';
 import { indexPage } from '../domain/index-reader.js';
 
 /** Which season a route shows: the one in its path, or the current or upcoming one (§5.2). */
@@ -42,10 +42,11 @@ export function seasonList(choice: SeasonChoice): Operation {
     const query = req.query as unknown as SeasonQuery;
     const equals = seasonEquals(s, query);
     const q = { ordering: query.ordering.key, descending: query.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: [], equals };
-    const [page, [tomb]] = await Promise.all([indexPage(index, q), readKnown(req, [tombstoneKey(req.requestId)])]);
+    const known = readKnown(req, [tombstoneKey(req.requestId)]);
+    const [page, [tomb]] = await Promise.all([indexPage(index, sfwQuery(animes, query.sfw, q, known)), known]);
     // References to deleted records are left out of the records.
     const records = await recordsOf(animes, page.entries.map((e) => e.id), shape, new Deleted(tomb));
-    const count = Object.keys(equals).length > 1 ? null : page.count;
+    const count = Object.keys(equals).length > 1 || query.sfw === true ? null : page.count;
     return pageReply(req, { items: records, next: page.next, previous: page.previous }, count, { year: s.year, season: s.season });
   };
   // With a token, the tombstones are read with the caller's auth state.

@@ -5,12 +5,14 @@
  * (shared/db/titles.ts, staged.ts). Declarations: crud-routes.ts.
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
+import type { IndexQuery } from '../db/catalogue-index.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { titleRecordOf, withStats, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { pickSlot } from '../db/slots.js';
 import type { TitleResource } from '../domain/title-resource.js';
-import { indexPage } from '../domain/index-reader.js';
+import { indexPage, indexPick } from '../domain/index-reader.js';
+import { sfwExclusions } from '../domain/sfw.js';
 import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
 import { clock } from '../clock.js';
 import { newId } from '../ids.js';
@@ -29,12 +31,14 @@ interface Criteria {
   atLeast: Record<string, number>;
   /** `ids` (§8.1): only these records; ids of no record are not an error. */
   ids: ReadonlySet<string> | undefined;
+  /** `sfw=true` (§8.3). */
+  sfw: boolean;
   /** Records the filters name, by parameter. */
   named: { param: string; key: ItemKey }[];
 }
 
 function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequest): Criteria {
-  const q = req.query as unknown as Record<string, unknown> & { ordering: Criteria['ordering']; q?: string[]; ids?: string[] };
+  const q = req.query as unknown as Record<string, unknown> & { ordering: Criteria['ordering']; q?: string[]; ids?: string[]; sfw?: boolean };
   const { ranges = {}, references = {} } = resource.list;
   const equals: Record<string, string> = {};
   const atLeast: Record<string, number> = {};
@@ -46,7 +50,7 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
     else equals[param] = String(value);
     if (Object.hasOwn(references, param)) named.push({ param, key: recordKeyOfKind(references[param]!, String(value)) });
   }
-  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), named };
+  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), sfw: q.sfw === true, named };
 }
 
 /** The keys of a resource's detail and of its list items (the detail without its reverse views, or a news article's `content`). */
@@ -89,7 +93,7 @@ export async function recordsWith<R extends BaseRecord>(
   shape: readonly string[],
   deleted: Deleted | string,
   also: readonly ItemKey[],
-): Promise<{ records: R[]; also: (Item | null)[] }> {
+): Promise<{ records: R[]; also: (Item | null)[]; deleted: Deleted }> {
   const keys = [...also, ...ids.map((id) => recordKeyOfKind(resource.title.entity.kind, id))];
   let items: (Item | null)[];
   if (typeof deleted === 'string') {
@@ -103,7 +107,7 @@ export async function recordsWith<R extends BaseRecord>(
     .slice(also.length)
     .filter((i): i is Item => i !== null)
     .map((i) => inShapeOrder(present(withoutDeleted(resource, titleRecordOf(resource.title, i), known)), shape));
-  return { records, also: items.slice(0, also.length) };
+  return { records, also: items.slice(0, also.length), deleted: known };
 }
 
 /** The tombstones, read now (a write's read-for-change). */
@@ -118,6 +122,16 @@ export async function readKnown(req: ApiRequest, keys: readonly ItemKey[]): Prom
 }
 
 /**
+ * The index query as `sfw=true` makes it (§8.3) for a list of `resource`'s titles: with the
+ * exclusions of its kind once the tombstone shard — the last item of `known`, read beside the
+ * index, in the same round — names the explicit genres and themes; else `q` itself.
+ */
+export function sfwQuery<R extends BaseRecord>(resource: TitleResource<R>, sfw: unknown, q: IndexQuery, known: Promise<readonly (Item | null)[]>): IndexQuery | Promise<IndexQuery> {
+  const kind = resource.list.sfw;
+  return kind && sfw === true ? known.then((also) => ({ ...q, excluded: sfwExclusions(kind, new Deleted(also.at(-1))) })) : q;
+}
+
+/**
  * A catalogue list (§4.0): the page evaluated over the kind's in-memory index (its deltas read
  * with the records its filters name and a tombstone shard, at once), then the page's records —
  * two rounds of calls (shared/domain/index-reader.ts).
@@ -127,9 +141,10 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
   const { index } = resource.title;
   const op: Operation = async (req) => {
     const c = criteria(resource, req);
-    const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0 || c.ids !== undefined;
+    const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0 || c.ids !== undefined || c.sfw;
     const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast, ...(c.ids ? { ids: c.ids } : {}) };
-    const [page, also] = await Promise.all([indexPage(index, q), readKnown(req, [...c.named.map((n) => n.key), tombstoneKey(req.requestId)])]);
+    const known = readKnown(req, [...c.named.map((n) => n.key), tombstoneKey(req.requestId)]);
+    const [page, also] = await Promise.all([indexPage(index, sfwQuery(resource, c.sfw, q, known)), known]);
     const errors = fieldErrors();
     c.named.forEach((n, i) => {
       if (!also[i]) addError(errors, n.param, 'No such record.');
@@ -164,10 +179,19 @@ export function getTitle<R extends BaseRecord>(resource: TitleResource<R>): Oper
  */
 export function randomTitle<R extends BaseRecord>(resource: TitleResource<R>): Operation {
   const kind = resource.title.entity.kind;
+  const { index } = resource.title;
+  const sfwKind = resource.list.sfw;
+  /** `sfw=true` (§8.3): drawn among the index's records that are not explicit (the tombstone shard read beside it). */
+  const safePick = (req: ApiRequest) =>
+    indexPick(
+      index,
+      getItems([tombstoneKey(req.requestId)]).then(([tomb]) => ({ ordering: index.listOrder.replace(/^-/, ''), descending: false, limit: 1, cursor: null, terms: [], equals: {}, excluded: sfwExclusions(sfwKind!, new Deleted(tomb)) })),
+    );
   return async (req) => {
+    const sfw = sfwKind !== undefined && (req.query as { sfw?: boolean }).sfw === true;
     // A record deleted between the slot's read and its own is drawn again.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const id = await pickSlot(kind);
+      const id = sfw ? await safePick(req) : await pickSlot(kind);
       if (id === null) break;
       const [item, tomb] = await getItems([recordKeyOfKind(kind, id), tombstoneKey(req.requestId)]);
       if (item) return { status: 200, body: await detailOf(resource, titleRecordOf(resource.title, item), new Deleted(tomb)) };

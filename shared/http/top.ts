@@ -12,6 +12,7 @@ import type { TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { recordsWith, shapeKeys } from './titles.js';
+import { isExplicit } from '../domain/sfw.js';
 
 /** Which list a request reads, and the equalities its filters put on the entries' run values. */
 export type TopChoice = (query: Record<string, unknown>) => { list: TopList; equals: Record<string, string> };
@@ -38,9 +39,13 @@ export function titleChoice(kind: 'ANIME' | 'MANGA'): TopChoice {
 export function topOperation<R extends BaseRecord>(resource: TitleResource<R>, choose: TopChoice): Operation {
   const shape = shapeKeys(resource).item;
   return async (req: ApiRequest) => {
-    const { list, equals } = choose(req.query as Record<string, unknown>);
+    const query = req.query as Record<string, unknown>;
+    const { list, equals } = choose(query);
     const page = await topListPage(list, { equals, limit: pageLimit(req), cursor: req.query.cursor ?? null });
-    const { records, also } = await recordsWith(resource, page.items.map((i) => i.value), shape, req.requestId, [rankingsStateKey]);
-    return pageReply(req, { items: records, next: page.next, previous: page.previous }, null, { refreshed_at: refreshedAtOf(also[0]) });
+    const { records, also, deleted } = await recordsWith(resource, page.items.map((i) => i.value), shape, req.requestId, [rankingsStateKey]);
+    // `sfw=true` (§8.3): the page's explicit titles, by their current genres, themes and rating, are left out
+    // (a page may hold fewer than `limit`, §1.5; the list is the run's, whose entries hold neither).
+    const items = query.sfw === true ? records.filter((r) => !isExplicit(r as never, deleted)) : records;
+    return pageReply(req, { items, next: page.next, previous: page.previous }, null, { refreshed_at: refreshedAtOf(also[0]) });
   };
 }

@@ -6,7 +6,7 @@
  *
  * The matches among the snapshot's records are a bitset: each equality filter's posting list,
  * each term's union of the postings of the words it is a prefix of, each range number's
- * column, the records `ids` names, intersected; a record a delta changed or deleted is cleared (its delta's vector, if
+ * column, the records `ids` names and the complement of each exclusion's postings, intersected; a record a delta changed or deleted is cleared (its delta's vector, if
  * any, is evaluated as such). The page then walks the ordering's permutation from the cursor's
  * boundary (a binary search of the sort keys, computed from the columns) and merges the
  * matching deltas in sort-key order. When the matches are few, they are put in list order
@@ -48,10 +48,7 @@ export function prepareDeltas(s: Snapshot, deltas: readonly Delta[]): DeltaSet {
   for (const [id, v] of latest) {
     const i = numberOf(s, id);
     if (i >= 0) {
-      if (!live) {
-        live = newBits(s.n).fill(0xffffffff);
-        if (s.n & 31) live[live.length - 1] = (1 << (s.n & 31)) - 1;
-      }
+      live ??= allBits(s.n);
       live[i >>> 5]! &= ~(1 << (i & 31));
     }
     if (v) vectors.push(v);
@@ -74,15 +71,22 @@ const FEW = 1 / 64;
 type Bits = Uint32Array;
 const has = (b: Bits, i: number) => (b[i >>> 5]! >>> (i & 31)) & 1;
 const newBits = (n: number) => new Uint32Array((n + 31) >>> 5);
+/** Records 0 … n−1, every one set (and nothing past them). */
+function allBits(n: number): Bits {
+  const b = newBits(n).fill(0xffffffff);
+  if (n & 31) b[b.length - 1] = (1 << (n & 31)) - 1;
+  return b;
+}
+
+function popcount32(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
 
 function popcount(b: Bits): number {
   let c = 0;
-  for (let w = 0; w < b.length; w++) {
-    let v = b[w]!;
-    v -= (v >>> 1) & 0x55555555;
-    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-    c += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
-  }
+  for (let w = 0; w < b.length; w++) c += popcount32(b[w]!);
   return c;
 }
 
@@ -133,6 +137,18 @@ function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): Bits | 
     // NaN (null) is never at least anything; an unknown number never matches (as vectors have none).
     if (col) for (let i = 0; i < s.n; i++) if (col[i]! >= least) b[i >>> 5]! |= 1 << (i & 31);
     bits = and(bits, b);
+  }
+  for (const [name, values] of Object.entries(q.excluded ?? {})) {
+    const d = s.filters.get(name);
+    if (!d) continue;
+    const out = allBits(s.n);
+    for (const value of values) {
+      const x = lowerBound(d.values, value);
+      if (d.values[x] !== value) continue;
+      const { offsets, recs } = d.lists;
+      for (let i = offsets[x]!; i < offsets[x + 1]!; i++) out[recs[i]! >>> 5]! &= ~(1 << (recs[i]! & 31));
+    }
+    bits = and(bits, out);
   }
   if (q.ids) {
     const b = newBits(s.n);
@@ -267,6 +283,33 @@ export function evaluate<R extends BaseRecord>(
     next: entries.length > 0 ? { d: 'n', k: entries.at(-1)!.sk } : flip(c, 'n'),
     count: matched + added.length,
   };
+}
+
+/**
+ * The id of the match of `q`'s filters (not its ordering, limit or cursor) at `r` × the number of
+ * matches (0 ≤ r < 1): drawn uniformly among the current matches when `r` is (a random pick with
+ * filters, `sfw=true`); null when nothing matches.
+ */
+export function matchAt(s: Snapshot, q: IndexQuery, set: DeltaSet, r: number): string | null {
+  const bits = snapshotMatches(s, q, set.live);
+  const matched = bits === null ? s.n : popcount(bits);
+  const added = set.vectors.filter((v) => matches(v, q));
+  const total = matched + added.length;
+  if (total === 0) return null;
+  let k = Math.min(total - 1, Math.floor(r * total));
+  if (k >= matched) return added[k - matched]!.id;
+  if (bits === null) return idAt(s, k);
+  for (let w = 0; w < bits.length; w++) {
+    let v = bits[w]!;
+    const c = popcount32(v);
+    if (k >= c) {
+      k -= c;
+      continue;
+    }
+    for (; k > 0; k--) v &= v - 1;
+    return idAt(s, w * 32 + (31 - Math.clz32(v & -v)));
+  }
+  return null;
 }
 
 function flip(c: Cursor, d: Cursor['d']): Cursor {

@@ -34,12 +34,13 @@ import { storeV2 } from '../../shared/domain/store-v2.js';
 import { storeV3 } from '../../shared/domain/store-v3.js';
 import { storeV4 } from '../../shared/domain/store-v4.js';
 import { storeV5 } from '../../shared/domain/store-v5.js';
+import { storeV6 } from '../../shared/domain/store-v6.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
 import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
-import { leftOrderingEntries, toVersion1, toVersion3, toVersion4 } from '../support/previous-store.js';
+import { leftOrderingEntries, toVersion1, toVersion3, toVersion4, toVersion5 } from '../support/previous-store.js';
 import { publishedVectors, recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
@@ -191,7 +192,7 @@ describe('migrating a store of schema version 1', () => {
     expect(await storeVersion()).toBe(SCHEMA_VERSION);
     expect(await readCheckpoint(2)).toBeNull();
     const summary = report.steps[0]!.summary;
-    expect(report).toMatchObject({ from: 1, to: 5 });
+    expect(report).toMatchObject({ from: 1, to: SCHEMA_VERSION });
     // Version 3: every title kind's first snapshot, the planner's title index gone.
     const titles = cat.sizes.anime + cat.sizes.manga + cat.sizes.character + cat.sizes.person + cat.sizes.news;
     expect(report.steps[1]!.summary).toMatchObject({ records: titles, snapshots: 5 });
@@ -200,6 +201,8 @@ describe('migrating a store of schema version 1', () => {
     expect(report.steps[2]!.summary).toEqual({ records: 0, snapshots: 0, deleted: airing().length });
     // Version 5: version 2's reconciles wrote no voice entries nor counts (the current code's reverse items).
     expect(report.steps[3]!.summary).toEqual({ deleted: 0 });
+    // Version 6: the genres and themes the current code wrote have `explicit` already.
+    expect(report.steps[4]!.summary).toEqual({ genres: 0, themes: 0 });
     expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
     expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
     console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
@@ -220,6 +223,9 @@ describe('migrating a store of schema version 1', () => {
     const v5 = await storeV5.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
     expect(v5).toEqual({ deleted: 0 });
+    const v6 = await storeV6.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+    expect(v6).toEqual({ genres: 0, themes: 0 });
     expectSameItems(await scanAll(table()), reference);
   }, 300_000);
 
@@ -266,12 +272,12 @@ describe('migrating a store of schema version 3', () => {
     expect((await indexPage(animeIndex, { ordering: 'name', descending: false, limit: 1, cursor: null, terms: [], equals: {} })).count).toBe(cat.sizes.anime);
 
     const report = await migrateStore({ segments: 3 });
-    expect(report).toMatchObject({ from: 3, to: 5 });
-    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }, { deleted: voiceItems }]);
+    expect(report).toMatchObject({ from: 3, to: SCHEMA_VERSION });
+    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }, { deleted: voiceItems }, { genres: 0, themes: 0 }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
     expectSameItems(after, reference, false);
-    expect(await storeVersion()).toBe(5);
+    expect(await storeVersion()).toBe(SCHEMA_VERSION);
     // The same function sees the pointer move: the schedule's entries are exactly what the digest held.
     const byId = (a: object, b: object) => (String((a as { id: string }).id) < String((b as { id: string }).id) ? -1 : 1);
     expect((await indexEntries(animeIndex)).map(scheduleEntryOf).sort(byId)).toEqual(digest.sort(byId));
@@ -295,16 +301,44 @@ describe('migrating a store of schema version 4', () => {
     expect(recount(await scanAll(table())).some((p) => /reverse items/.test(p))).toBe(true);
 
     const report = await migrateStore({ segments: 3 });
-    expect(report).toMatchObject({ from: 4, to: 5 });
-    expect(report.steps.map((s) => s.summary)).toEqual([{ deleted: voiceItems }]);
+    expect(report).toMatchObject({ from: 4, to: SCHEMA_VERSION });
+    expect(report.steps.map((s) => s.summary)).toEqual([{ deleted: voiceItems }, { genres: 0, themes: 0 }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
     // The anime index is the one the previous test rebuilt (a later version than the reference's).
     expectSameItems(after, reference, false);
-    expect(await storeVersion()).toBe(5);
+    expect(await storeVersion()).toBe(SCHEMA_VERSION);
 
     recorder.take();
     expect(await storeV5.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined })).toEqual({ deleted: 0 });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+  }, 300_000);
+});
+
+describe('migrating a store of schema version 5', () => {
+  it('gives every genre and theme `explicit: false` at its next revision, and changes nothing else', async () => {
+    const before = await scanAll(table());
+    const stripped = await toVersion5();
+    expect(await storeVersion()).toBe(5);
+    expect(stripped.length).toBeGreaterThan(0);
+    expect(recount(await scanAll(table())).length, 'version 5 records without `explicit`').toBeGreaterThan(0);
+
+    const report = await migrateStore({ segments: 3 });
+    expect(report).toMatchObject({ from: 5, to: SCHEMA_VERSION });
+    const n = (kind: string) => stripped.filter((i) => String(i.pk).startsWith(`${kind}#`)).length;
+    expect(report.steps.map((s) => s.summary)).toEqual([{ genres: n('GENRE'), themes: n('THEME') }]);
+    const after = await scanAll(table());
+    expect(recount(after, await publishedVectors(after))).toEqual([]);
+    // The store as before, each rewritten record at its next revision.
+    const expected = new Map(before);
+    for (const i of stripped) {
+      const key = `${String(i.pk)} ${String(i.sk)}`;
+      expected.set(key, { ...before.get(key)!, rev: Number(before.get(key)!.rev) + 1 });
+    }
+    expectSameItems(after, expected, false);
+
+    recorder.take();
+    expect(await storeV6.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined })).toEqual({ genres: 0, themes: 0 });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
   }, 300_000);
 });
@@ -336,9 +370,9 @@ describe('npm start on a data dir of schema version 1', () => {
       try {
         const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
         const listening = at(/^out listening on /);
-        expect(at(/^err migrating the store from schema version 1 to 5: issue 18.*; the titles' in-memory index.*; the schedule from the anime index.*; voices\/ ordered by the indexes/)).toBeGreaterThanOrEqual(0);
+        expect(at(/^err migrating the store from schema version 1 to 6: issue 18.*; the titles' in-memory index.*; the schedule from the anime index.*; voices\/ ordered by the indexes.*; genres and themes given `explicit: false`/)).toBeGreaterThanOrEqual(0);
         expect(at(/^err migrating: titles \[#+\.*\] \d+\/40 titles/)).toBeGreaterThan(at(/^err migrating the store/));
-        expect(at(/^out migrated the store from schema version 1 to 5 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
+        expect(at(/^out migrated the store from schema version 1 to 6 in [\d.]+ s \(40 titles, /)).toBeGreaterThan(at(/^err migrating: titles/));
         expect(listening).toBeGreaterThan(at(/^out migrated the store/));
         for (const v of views) {
           const page = (await (await fetch(`${url}${v.path}`)).json()) as Page;

@@ -107,7 +107,7 @@ async function partitionSize(kind: string, ordering: string, dir: 'A' | 'D'): Pr
 
 function genre(name: string, over: Partial<GenreRecord> = {}): GenreRecord {
   const at = new Date().toISOString();
-  return { id: newId(), name, description: '', anime_count: 0, manga_count: 0, created_at: at, updated_at: at, ...over };
+  return { id: newId(), name, description: '', explicit: false, anime_count: 0, manga_count: 0, created_at: at, updated_at: at, ...over };
 }
 
 async function conflictOf(p: Promise<unknown>): Promise<HttpError> {

@@ -61,7 +61,7 @@ const listed = async (id: string) => (await indexPage(animeIndex, { ordering: 'n
 /** `n` new genres; their `anime_count`s, read now. */
 async function genres(n: number): Promise<string[]> {
   const now = new Date().toISOString();
-  return Promise.all(Array.from({ length: n }, async () => (await createRecord(genreEntity, { id: newId(), name: `Staged ${newId()}`, description: '', anime_count: 0, manga_count: 0, created_at: now, updated_at: now })).record.id));
+  return Promise.all(Array.from({ length: n }, async () => (await createRecord(genreEntity, { id: newId(), name: `Staged ${newId()}`, description: '', explicit: false, anime_count: 0, manga_count: 0, created_at: now, updated_at: now })).record.id));
 }
 const counts = async (ids: readonly string[]) => (await getItems(ids.map((id) => recordKeyOfKind('GENRE', id)))).map((g) => (g!.rec as { anime_count: number }).anime_count);
 
@@ -146,7 +146,7 @@ describe('staged writes', () => {
     // More lost links than a transaction holds with the deletion's main plan: 20 genres, 20 themes, 50 producers (the maxima).
     const now = new Date().toISOString();
     const ids = await genres(20);
-    const themes = await Promise.all(Array.from({ length: 20 }, async () => (await createRecord(themeEntity, { id: newId(), name: `Staged ${newId()}`, description: '', anime_count: 0, manga_count: 0, created_at: now, updated_at: now })).record.id));
+    const themes = await Promise.all(Array.from({ length: 20 }, async () => (await createRecord(themeEntity, { id: newId(), name: `Staged ${newId()}`, description: '', explicit: false, anime_count: 0, manga_count: 0, created_at: now, updated_at: now })).record.id));
     const producer = async (type: string) =>
       (await createRecord(producerEntity, { id: newId(), name: `Staged ${newId()}`, name_jpn: '', type, about: '', established: null, image: null, website: null, anime_count: 0, created_at: now, updated_at: now }, { studio_credits: 0, producer_credits: 0, licensor_credits: 0 })).record.id;
     const [studios, networks, licensors] = await Promise.all(([['studio', 10], ['network', 30], ['licensor', 10]] as const).map(([type, n]) => Promise.all(Array.from({ length: n }, () => producer(type)))));

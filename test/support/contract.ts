@@ -94,9 +94,17 @@ const genreLike = {
   orderings: ['name', 'anime_count', 'manga_count', 'created_at'],
 };
 
+/** Genres and themes also have `explicit` (API.md §8.3). */
+const explicitLike = {
+  ...genreLike,
+  keys: ['id', 'name', 'description', 'explicit', 'anime_count', 'manga_count', 'created_at', 'updated_at'],
+  defaults: { description: '', explicit: false },
+  filled: { description: 'First line.\nSecond line.', explicit: true },
+};
+
 export const KINDS: TaxonomyKind[] = [
-  { segment: 'genres', ...genreLike },
-  { segment: 'themes', ...genreLike },
+  { segment: 'genres', ...explicitLike },
+  { segment: 'themes', ...explicitLike },
   {
     ...genreLike,
     segment: 'demographics',

@@ -348,3 +348,20 @@ export async function toVersion4(): Promise<number> {
   await writeItems([{ pk: 'SCHEMA', sk: 'V', version: 4, at: new Date().toISOString() }, ...puts]);
   return puts.filter((i) => !String(i.sk).startsWith('VA#')).length;
 }
+
+/**
+ * Rewrites the table of TABLE_NAME (written by the current code) into what schema version 5
+ * would hold for the same records: genres and themes without `explicit` (their records and the
+ * copies their ordering entries carry), the version item at 5. Returns the records changed.
+ */
+export async function toVersion5(): Promise<Item[]> {
+  const all = await scanAll(process.env.TABLE_NAME!, { schema: true });
+  const puts: Item[] = [];
+  for (const item of all.values()) {
+    if (!/^(GENRE|THEME)#/.test(String(item.pk)) || typeof item.rec !== 'object' || item.rec === null) continue;
+    const { explicit: _explicit, ...rec } = item.rec as Record<string, unknown>;
+    puts.push({ ...item, rec });
+  }
+  await writeItems([{ pk: 'SCHEMA', sk: 'V', version: 5, at: new Date().toISOString() }, ...puts]);
+  return puts.filter((i) => i.sk === 'R');
+}

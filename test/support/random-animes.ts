@@ -13,7 +13,7 @@ export const GENRES = ['GenreAAAAAAAAAAAAAAAAA', 'GenreBBBBBBBBBBBBBBBBBB', 'Gen
 export const STUDIOS = ['StudioAAAAAAAAAAAAAAAA', 'StudioBBBBBBBBBBBBBBBB'];
 export const MEDIA = ['tv', 'movie', 'ova'];
 export const STATUS = ['finished', 'airing'];
-export const RATINGS = [null, 'pg13', 'r'];
+export const RATINGS = [null, 'pg13', 'r', 'rx'];
 export const SEASONS = ['winter', 'spring', 'summer', 'fall'];
 export const ORDERINGS = Object.keys(animeIndex.orderings);
 

@@ -55,6 +55,7 @@ import { reviewKindOf, type ReviewRecord } from '../../shared/domain/reviews.js'
 import { appearanceTokens, reverseStateOf } from '../../shared/domain/reverse-views.js';
 import { fanOutItems, reverseItems } from '../../shared/db/reverse.js';
 import { tableName } from '../../shared/db/client.js';
+import { TOMBSTONE_SHARDS } from '../../shared/db/tombstones.js';
 import type { StreamPoller } from '../../infra/local/streams.js';
 import { send } from './http.js';
 import type { TestServer } from './server.js';
@@ -334,6 +335,14 @@ export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMa
     checkRefs(`NEWS ${id} animes`, r.animes!, 'ANIME');
     checkRefs(`NEWS ${id} mangas`, r.mangas!, 'MANGA');
   }
+  for (const kind of ['GENRE', 'THEME']) {
+    for (const [id, item] of records.get(kind)!) {
+      const explicit = (item.rec as { explicit?: unknown }).explicit;
+      if (typeof explicit !== 'boolean') problem(`${kind} ${id}: explicit is ${String(explicit)}, not a boolean`);
+      // The shards that name explicit records (checked below, shard by shard) must exist.
+      if (explicit === true) for (let n = 0; n < TOMBSTONE_SHARDS; n++) if (!get('DELETED', String(n))) problem(`${kind} ${id} is explicit but tombstone shard ${n} does not exist`);
+    }
+  }
   for (const kind of ['GENRE', 'THEME', 'DEMOGRAPHIC', 'MAGAZINE', 'PRODUCER']) {
     for (const [id, item] of records.get(kind)!) {
       const w = want.get(`${kind}#${id}`) ?? {};
@@ -384,7 +393,16 @@ export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMa
     if (sk.startsWith('J#') && writer && num(writer.rev) === num(i.rev) && writer.write === i.write) problem(`journal item ${pk} ${sk} left (a staged write not finished)`);
     if (sk === 'W' && !get(pk, 'R')) problem(`deletion marker ${pk} left (a staged deletion not finished)`);
     if (pk.startsWith('CASCADE#')) problem(`cascade ${pk} still pending`);
-    if (pk === 'DELETED' && Object.entries(i).some(([k, v]) => k !== 'pk' && k !== 'sk' && v instanceof Set && v.size > 0)) problem(`tombstone shard ${sk} still names ${JSON.stringify(Object.fromEntries(Object.entries(i).filter(([, v]) => v instanceof Set).map(([k, v]) => [k, [...(v as Set<string>)]])))}`);
+    const pending = Object.entries(i).filter(([k, v]) => !k.startsWith('EXPLICIT#') && v instanceof Set && v.size > 0);
+    if (pk === 'DELETED' && pending.length > 0) problem(`tombstone shard ${sk} still names ${JSON.stringify(Object.fromEntries(pending.map(([k, v]) => [k, [...(v as Set<string>)]])))}`);
+    // Every shard names exactly the explicit genres and themes (API.md §8.3).
+    if (pk === 'DELETED') {
+      for (const kind of ['GENRE', 'THEME']) {
+        const named = [...((i[`EXPLICIT#${kind}`] as Set<string> | undefined) ?? [])].sort().join(' ');
+        const explicit = [...records.get(kind)!].filter(([, r]) => (r.rec as { explicit?: unknown }).explicit === true).map(([id]) => id).sort().join(' ');
+        if (named !== explicit) problem(`tombstone shard ${sk}: explicit ${kind}s "${named}", the records say "${explicit}"`);
+      }
+    }
     const chunk = /^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#([A-Za-z0-9_-]+)$/.exec(pk);
     if (chunk && sk.startsWith('C#') && !records.get(chunk[1]!)!.has(chunk[2]!)) problem(`chunk ${pk} ${sk} of a record that is gone`);
   }

@@ -29,6 +29,7 @@ describe('the typed client', () => {
       id: string;
       name: string;
       description: string;
+      explicit: boolean;
       anime_count: number;
       manga_count: number;
       created_at: string;

@@ -36,7 +36,7 @@ const GENRE_ID = 'Xq2V9hK0aT3mB7nC1dE4fG';
 const contributor = { status: 'user', user_id: 'Ue7YbQk3Lm9Pz2Rt5Vw8Xa', username: 'dev_contributor', role: 'contributor' } as const;
 
 function storedGenre(rev: number, name = 'Mecha') {
-  const rec = { id: GENRE_ID, name, description: '', anime_count: 0, manga_count: 0, created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
+  const rec = { id: GENRE_ID, name, description: '', explicit: false, anime_count: 0, manga_count: 0, created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
   return { Item: { pk: `GENRE#${GENRE_ID}`, sk: 'R', kind: 'GENRE', rev, rec, sw: ` ${name.toLowerCase()} ` } };
 }
 

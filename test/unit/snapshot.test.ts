@@ -4,8 +4,8 @@
  * (test/support/reference-list.ts) and the planner's own in-memory evaluation of vectors
  * (catalogue-index.ts vectorPage, with the cursors of pageOf). Random animes (as the planner's
  * property test draws them) make a snapshot, which is packed and unpacked; random deltas then
- * delete, change and add records; random queries over every filter, `q`, `min_score`, `ids` and every
- * ordering in both directions are walked to the end with `next` and back with `previous`, and
+ * delete, change and add records; random queries over every filter, `q`, `min_score`, `ids`, the
+ * exclusions of `sfw` and every ordering in both directions are walked to the end with `next` and back with `previous`, and
  * every page must be the one the current records give, with the same cursors and `count`. The
  * snapshot's entries (the schedule's airing animes, with the deltas after it) must give exactly
  * the entries the current records give, and a snapshot the previous version wrote, without
@@ -24,7 +24,7 @@ import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
 import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
 import { asVersion1 } from '../support/previous-store.js';
 import { referenceList } from '../support/reference-list.js';
-import { animeArb, FILTERS, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
+import { animeArb, FILTERS, GENRES, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
 
 const ID_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
 const idArb = fc.string({ unit: fc.constantFrom(...ID_ALPHABET), minLength: 22, maxLength: 22 });
@@ -69,11 +69,20 @@ function history(w: World) {
   return { before, now, deltas };
 }
 
-function indexQuery(q: Query, ordering: string, descending: boolean, ids?: ReadonlySet<string>): Omit<IndexQuery, 'cursor'> {
+interface Extra {
+  ids?: ReadonlySet<string>;
+  excluded?: Record<string, string[]>;
+}
+function indexQuery(q: Query, ordering: string, descending: boolean, extra: Extra = {}): Omit<IndexQuery, 'cursor'> {
   const equals = Object.fromEntries(FILTERS.flatMap((f) => (q[f] === undefined ? [] : [[f, q[f]!]])));
   const terms = q.q === undefined ? [] : (queryTerms(q.q) as { terms: string[] }).terms;
-  return { ordering, descending, limit: q.limit, terms, equals, atLeast: q.min_score === undefined ? {} : { score: q.min_score }, ...(ids ? { ids } : {}) };
+  return { ordering, descending, limit: q.limit, terms, equals, atLeast: q.min_score === undefined ? {} : { score: q.min_score }, ...extra };
 }
+
+/** Exclusions (`sfw=true`, API.md §8.3: `rating` rx, explicit genres and themes) for some queries. */
+const excludedArb = fc.option(fc.record({ rating: fc.subarray(['rx', 'r']), genre: fc.subarray(GENRES), theme: fc.subarray(GENRES) }), { freq: 2, nil: undefined });
+const excludes = (x: Extra['excluded'], r: AnimeRecord) =>
+  x !== undefined && (x.rating!.includes(r.rating ?? '') || r.genres.some((g) => x.genre!.includes(g.id)) || r.themes.some((t) => x.theme!.includes(t.id)));
 
 /**
  * `ids` (API.md §8.1) for some queries: picks among the snapshot's records (kept, deleted,
@@ -134,14 +143,15 @@ function walk(snapshot: ReturnType<typeof buildSnapshot>, deltas: Delta[], now: 
 describe('the in-memory index snapshot', () => {
   it('walks every query to the end and back exactly as the brute force over the current records, through deltas of every kind', () => {
     fc.assert(
-      fc.property(worldArb, fc.array(queryArb, { minLength: 8, maxLength: 8 }), fc.array(idsPickArb, { minLength: 8, maxLength: 8 }), (w, queries, picks) => {
+      fc.property(worldArb, fc.array(fc.tuple(queryArb, idsPickArb, excludedArb), { minLength: 8, maxLength: 8 }), (w, queries) => {
         const { before, now, deltas } = history(w);
         const snapshot = unpackSnapshot(animeIndex, packSnapshot(buildSnapshot(animeIndex, before.map((r) => vectorOf(animeIndex, r)))));
         // The entries: the snapshot's own, and with the deltas after it (deleted, changed — an airing anime that stops airing, or starts —, added).
         expect(byId(entryRows(animeIndex, snapshot, prepareDeltas(snapshot, []))!.map(scheduleEntryOf))).toEqual(scheduleOf(before));
         expect(byId(entryRows(animeIndex, snapshot, prepareDeltas(snapshot, deltas))!.map(scheduleEntryOf))).toEqual(scheduleOf(now));
-        for (const [n, q] of queries.entries()) {
-          const ids = idsOf(w, picks[n]!);
+        for (const [q, pick, excluded] of queries) {
+          const ids = idsOf(w, pick);
+          const extra: Extra = { ...(ids ? { ids } : {}), ...(excluded ? { excluded } : {}) };
           for (const [ordering, descending] of [
             [q.ordering, q.descending],
             [q.ordering, !q.descending],
@@ -150,18 +160,18 @@ describe('the in-memory index snapshot', () => {
             const expected = referenceList(now, {
               ...(q.q === undefined ? {} : { q: q.q }),
               searchFields: (r) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
-              where: (r) => where(q)(r) && (ids === undefined || ids.has(r.id)),
+              where: (r) => where(q)(r) && (ids === undefined || ids.has(r.id)) && !excludes(excluded, r),
               ordering: { value: (r) => (r as unknown as Record<string, string | number | null>)[ordering]!, text: ordering === 'name', descending },
             }).map((r) => r.id);
-            const got = walk(snapshot, deltas, now, indexQuery(q, ordering, descending, ids));
-            const shown = { q, ids: ids && [...ids], ordering, descending };
+            const got = walk(snapshot, deltas, now, indexQuery(q, ordering, descending, extra));
+            const shown = { q, ids: ids && [...ids], excluded, ordering, descending };
             expect(got.forward, JSON.stringify(shown)).toEqual(expected);
             expect(got.backward, JSON.stringify({ ...shown, backward: true })).toEqual(expected);
           }
           // Home's derived ordering (ascending only): against the planner's evaluation alone.
-          walk(snapshot, deltas, now, indexQuery(q, HOME_ORDERING, false, ids));
+          walk(snapshot, deltas, now, indexQuery(q, HOME_ORDERING, false, extra));
           // Without deltas: the snapshot's own records.
-          walk(snapshot, [], before, indexQuery(q, q.ordering, q.descending, ids));
+          walk(snapshot, [], before, indexQuery(q, q.ordering, q.descending, extra));
         }
       }),
       { numRuns: 200, seed: 19 },
