@@ -1790,6 +1790,11 @@ export interface operations {
                 studio?: string;
                 rating?: "g" | "pg" | "pg13" | "r" | "rplus" | "rx";
                 min_score?: string;
+                mal_id?: number;
+                anilist_id?: number;
+                anidb_id?: number;
+                kitsu_id?: number;
+                bangumi_id?: number;
                 /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
                 ids?: string;
                 /** @description true: leave out titles rated rx or with an explicit genre or theme. */
@@ -1798,7 +1803,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -1877,6 +1882,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -1941,6 +1958,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -2031,6 +2060,20 @@ export interface operations {
                         timezone?: string;
                     } | null;
                     website?: string | null;
+                    /** @description Ids on other sites (mal, anilist, anidb, kitsu, bangumi), each unique among this kind. */
+                    external_ids?: {
+                        mal?: number;
+                        anilist?: number;
+                        anidb?: number;
+                        kitsu?: number;
+                        bangumi?: number;
+                    };
+                    /** @description Where the title can be watched: a site name and an https URL each. */
+                    streaming?: {
+                        site: string;
+                        /** Format: uri */
+                        url: string;
+                    }[];
                     genre_ids?: string[];
                     theme_ids?: string[];
                     studio_ids?: string[];
@@ -2130,6 +2173,18 @@ export interface operations {
                         }[];
                         trailer_url: string | null;
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -2225,7 +2280,7 @@ export interface operations {
     "animes.get": {
         parameters: {
             query?: {
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -2300,6 +2355,18 @@ export interface operations {
                         }[];
                         trailer_url: string | null;
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -2364,6 +2431,18 @@ export interface operations {
                         }[];
                         trailer_url?: string | null;
                         website?: string | null;
+                        external_ids?: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming?: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score?: number | null;
                         scored_by?: number;
                         members?: number;
@@ -2464,6 +2543,20 @@ export interface operations {
                         timezone?: string;
                     } | null;
                     website?: string | null;
+                    /** @description Ids on other sites (mal, anilist, anidb, kitsu, bangumi), each unique among this kind. */
+                    external_ids?: {
+                        mal?: number;
+                        anilist?: number;
+                        anidb?: number;
+                        kitsu?: number;
+                        bangumi?: number;
+                    };
+                    /** @description Where the title can be watched: a site name and an https URL each. */
+                    streaming?: {
+                        site: string;
+                        /** Format: uri */
+                        url: string;
+                    }[];
                     genre_ids?: string[];
                     theme_ids?: string[];
                     studio_ids?: string[];
@@ -2563,6 +2656,18 @@ export interface operations {
                         }[];
                         trailer_url: string | null;
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -2802,6 +2907,20 @@ export interface operations {
                         timezone?: string;
                     } | null;
                     website?: string | null;
+                    /** @description Ids on other sites (mal, anilist, anidb, kitsu, bangumi), each unique among this kind. */
+                    external_ids?: {
+                        mal?: number;
+                        anilist?: number;
+                        anidb?: number;
+                        kitsu?: number;
+                        bangumi?: number;
+                    };
+                    /** @description Where the title can be watched: a site name and an https URL each. */
+                    streaming?: {
+                        site: string;
+                        /** Format: uri */
+                        url: string;
+                    }[];
                     genre_ids?: string[];
                     theme_ids?: string[];
                     studio_ids?: string[];
@@ -2901,6 +3020,18 @@ export interface operations {
                         }[];
                         trailer_url: string | null;
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -3738,7 +3869,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity, votes. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity, votes. */
                 fields?: string;
             };
             header?: never;
@@ -3819,6 +3950,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -3884,6 +4027,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -6288,7 +6443,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -6355,6 +6510,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -6405,6 +6566,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -6480,7 +6647,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -6561,6 +6728,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -6625,6 +6804,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -7533,6 +7724,10 @@ export interface operations {
                 magazine?: string;
                 author?: string;
                 min_score?: string;
+                mal_id?: number;
+                anilist_id?: number;
+                kitsu_id?: number;
+                mangadex_id?: string;
                 /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */
                 ids?: string;
                 /** @description true: leave out titles rated rx or with an explicit genre or theme. */
@@ -7541,7 +7736,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -7606,6 +7801,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -7656,6 +7857,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -7738,6 +7945,13 @@ export interface operations {
                     published_from?: string | null;
                     published_to?: string | null;
                     website?: string | null;
+                    /** @description Ids on other sites (mal, anilist, kitsu, mangadex), each unique among this kind. */
+                    external_ids?: {
+                        mal?: number;
+                        anilist?: number;
+                        kitsu?: number;
+                        mangadex?: string;
+                    };
                     genre_ids?: string[];
                     theme_ids?: string[];
                     demographic_ids?: string[];
@@ -7811,6 +8025,12 @@ export interface operations {
                             name: string;
                         }[];
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -7906,7 +8126,7 @@ export interface operations {
     "mangas.get": {
         parameters: {
             query?: {
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -7967,6 +8187,12 @@ export interface operations {
                             name: string;
                         }[];
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -8017,6 +8243,12 @@ export interface operations {
                             name: string;
                         }[];
                         website?: string | null;
+                        external_ids?: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score?: number | null;
                         scored_by?: number;
                         members?: number;
@@ -8109,6 +8341,13 @@ export interface operations {
                     published_from?: string | null;
                     published_to?: string | null;
                     website?: string | null;
+                    /** @description Ids on other sites (mal, anilist, kitsu, mangadex), each unique among this kind. */
+                    external_ids?: {
+                        mal?: number;
+                        anilist?: number;
+                        kitsu?: number;
+                        mangadex?: string;
+                    };
                     genre_ids?: string[];
                     theme_ids?: string[];
                     demographic_ids?: string[];
@@ -8182,6 +8421,12 @@ export interface operations {
                             name: string;
                         }[];
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -8413,6 +8658,13 @@ export interface operations {
                     published_from?: string | null;
                     published_to?: string | null;
                     website?: string | null;
+                    /** @description Ids on other sites (mal, anilist, kitsu, mangadex), each unique among this kind. */
+                    external_ids?: {
+                        mal?: number;
+                        anilist?: number;
+                        kitsu?: number;
+                        mangadex?: string;
+                    };
                     genre_ids?: string[];
                     theme_ids?: string[];
                     demographic_ids?: string[];
@@ -8486,6 +8738,12 @@ export interface operations {
                             name: string;
                         }[];
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -9066,7 +9324,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity, votes. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity, votes. */
                 fields?: string;
             };
             header?: never;
@@ -9133,6 +9391,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -9184,6 +9448,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -11147,7 +11417,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity, author_role. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity, author_role. */
                 fields?: string;
             };
             header?: never;
@@ -11214,6 +11484,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -11266,6 +11542,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -14029,7 +14311,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity, producer_roles. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity, producer_roles. */
                 fields?: string;
             };
             header?: never;
@@ -14110,6 +14392,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -14175,6 +14469,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -15216,7 +15522,7 @@ export interface operations {
             query?: {
                 /** @description true: leave out titles rated rx or with an explicit genre or theme. */
                 sfw?: "true" | "false";
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -15289,6 +15595,18 @@ export interface operations {
                         }[];
                         trailer_url: string | null;
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -15353,6 +15671,18 @@ export interface operations {
                         }[];
                         trailer_url?: string | null;
                         website?: string | null;
+                        external_ids?: {
+                            mal?: number;
+                            anilist?: number;
+                            anidb?: number;
+                            kitsu?: number;
+                            bangumi?: number;
+                        };
+                        streaming?: {
+                            site: string;
+                            /** Format: uri */
+                            url: string;
+                        }[];
                         score?: number | null;
                         scored_by?: number;
                         members?: number;
@@ -15421,7 +15751,7 @@ export interface operations {
             query?: {
                 /** @description true: leave out titles rated rx or with an explicit genre or theme. */
                 sfw?: "true" | "false";
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -15480,6 +15810,12 @@ export interface operations {
                             name: string;
                         }[];
                         website: string | null;
+                        external_ids: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score: number | null;
                         scored_by: number;
                         members: number;
@@ -15530,6 +15866,12 @@ export interface operations {
                             name: string;
                         }[];
                         website?: string | null;
+                        external_ids?: {
+                            mal?: number;
+                            anilist?: number;
+                            kitsu?: number;
+                            mangadex?: string;
+                        };
                         score?: number | null;
                         scored_by?: number;
                         members?: number;
@@ -15878,7 +16220,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity, votes. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity, votes. */
                 fields?: string;
             };
             header?: never;
@@ -15958,6 +16300,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -16024,6 +16378,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -16090,7 +16456,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity, votes, source. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity, votes, source. */
                 fields?: string;
             };
             header?: never;
@@ -16155,6 +16521,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -16208,6 +16580,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -17388,7 +17766,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -17470,6 +17848,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -17534,6 +17924,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -17614,7 +18016,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -17693,6 +18095,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -17757,6 +18171,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -17828,7 +18254,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -17907,6 +18333,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -17971,6 +18409,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -19207,7 +19657,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, source, status, rating, episodes, duration_seconds, aired_from, aired_to, season, year, broadcast, next_episode, genres, themes, studios, producers, licensors, trailer_url, website, external_ids, streaming, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -19286,6 +19736,18 @@ export interface operations {
                             }[];
                             trailer_url: string | null;
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -19350,6 +19812,18 @@ export interface operations {
                             }[];
                             trailer_url?: string | null;
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                anidb?: number;
+                                kitsu?: number;
+                                bangumi?: number;
+                            };
+                            streaming?: {
+                                site: string;
+                                /** Format: uri */
+                                url: string;
+                            }[];
                             score?: number | null;
                             scored_by?: number;
                             members?: number;
@@ -19417,7 +19891,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from `next` or `previous`. */
                 cursor?: string;
-                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, score, scored_by, members, favorites, rank, popularity. */
+                /** @description Comma-separated keys to return: id, created_at, updated_at, name, name_jpn, name_rom, alternative_names, image, synopsis, background, media_type, status, chapters, volumes, published_from, published_to, authors, serializations, genres, themes, demographics, website, external_ids, score, scored_by, members, favorites, rank, popularity. */
                 fields?: string;
             };
             header?: never;
@@ -19482,6 +19956,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website: string | null;
+                            external_ids: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score: number | null;
                             scored_by: number;
                             members: number;
@@ -19532,6 +20012,12 @@ export interface operations {
                                 name: string;
                             }[];
                             website?: string | null;
+                            external_ids?: {
+                                mal?: number;
+                                anilist?: number;
+                                kitsu?: number;
+                                mangadex?: string;
+                            };
                             score?: number | null;
                             scored_by?: number;
                             members?: number;

@@ -6,6 +6,7 @@
  */
 import { AnimeListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
+import { ANIME_SITES, externalIdClaims, type ExternalIds } from './external-ids.js';
 import type { EntryRow, IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
 import { textPart } from './sort-keys.js';
@@ -43,6 +44,9 @@ export interface AnimeRecord extends BaseRecord {
   licensors: Ref[];
   trailer_url: string | null;
   website: string | null;
+  /** API.md §8.2; absent in records written before it (read as `{}`, `[]`). */
+  external_ids?: ExternalIds;
+  streaming?: { site: string; url: string }[];
   score: number | null;
   scored_by: number;
   members: number;
@@ -100,7 +104,7 @@ export const animeEntity: EntityDef<AnimeRecord> = {
   // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
-  unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'An anime with this name already exists.' }],
+  unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'An anime with this name already exists.' }, ...externalIdClaims<AnimeRecord>(ANIME_SITES, 'An anime')],
 };
 
 export const animeIndex: IndexDef<AnimeRecord> = {

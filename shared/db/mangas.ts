@@ -6,6 +6,7 @@
  */
 import { MangaListStatus } from '../domain/enums.js';
 import { uniquenessKey } from '../text.js';
+import { externalIdClaims, MANGA_SITES, type ExternalIds } from './external-ids.js';
 import type { Ref } from './animes.js';
 import { linkedValue, type IndexDef } from './catalogue-index.js';
 import type { BaseRecord, EntityDef } from './records.js';
@@ -35,6 +36,8 @@ export interface MangaRecord extends BaseRecord {
   themes: Ref[];
   demographics: Ref[];
   website: string | null;
+  /** API.md §8.2; absent in records written before it (read as `{}`). */
+  external_ids?: ExternalIds;
   score: number | null;
   scored_by: number;
   members: number;
@@ -53,7 +56,7 @@ export const mangaEntity: EntityDef<MangaRecord> = {
   // Lists are served by the in-memory index (catalogue-index.ts IndexDef), not by records.ts ordering entries.
   orderings: {},
   referenced: true,
-  unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'A manga with this name already exists.' }],
+  unique: [{ field: 'name', key: (r) => uniquenessKey(r.name), message: 'A manga with this name already exists.' }, ...externalIdClaims<MangaRecord>(MANGA_SITES, 'A manga')],
 };
 
 /** The value of a manga's `author_role` filter: a person credited in one AuthorRole. */

@@ -43,8 +43,8 @@ export interface Ordering<R> {
 export interface UniqueField<R> {
   /** The field reported in `errors` on a clash. */
   field: string;
-  /** The value compared (already normalised for comparison). */
-  key: (r: R) => string;
+  /** The value compared (already normalised for comparison); null: the record claims none (an optional field unset). */
+  key: (r: R) => string | null;
   message: string;
   /**
    * The claim also carries the record, rewritten with every change, so the record can be read by
@@ -54,6 +54,13 @@ export interface UniqueField<R> {
    * (key-patterns.ts).
    */
   carry?: 'record' | 'record+private';
+  /**
+   * A value given up may be released after the record's transaction (a staged write's `rest`,
+   * replacePlan `released`): the external ids, whose five moves would not fit a write at the
+   * maxima's transaction beside its gained links. Until then the old claim still names the
+   * record (a clash with it is a 409 naming it; lookups check the record's value).
+   */
+  releaseLater?: boolean;
 }
 
 export interface EntityDef<R extends BaseRecord> {
@@ -260,8 +267,11 @@ export const joinPlans = (...plans: WritePlan[]): WritePlan => ({ items: plans.f
 
 function claimItem<R extends BaseRecord>(def: EntityDef<R>, u: UniqueField<R>, r: R, rev: number, priv?: Record<string, unknown>): Item {
   const carried = u.carry ? { rec: r, rev, ...(u.carry === 'record+private' && priv ? { priv } : {}) } : {};
-  return { ...uniqueKey(anyDef(def), u.field, u.key(r)), id: r.id, ...carried };
+  return { ...uniqueKey(anyDef(def), u.field, u.key(r)!), id: r.id, ...carried };
 }
+
+/** The unique fields a record claims a value of (an unset optional one claims none). */
+const claimed = <R extends BaseRecord>(def: EntityDef<R>, r: R) => (def.unique ?? []).filter((u) => u.key(r) !== null);
 
 /**
  * `extra`: attributes of the record item itself that are not the record (e.g. a title's write id,
@@ -272,7 +282,7 @@ export function createPlan<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?:
   const sw = searchText(def.searchFields?.(r) ?? []);
   const own = plan([
     [put({ ...extra, ...recordKey(d, r.id), kind: def.kind, rev: 1, rec: r, sw, ...(priv ? { priv } : {}) }, NEW), { what: 'record', kind: def.kind }],
-    ...(def.unique ?? []).map((u): [object, Meaning] => [put(claimItem(def, u, r, 1, priv), NEW), { what: 'unique', field: u.field, message: u.message }]),
+    ...claimed(def, r).map((u): [object, Meaning] => [put(claimItem(def, u, r, 1, priv), NEW), { what: 'unique', field: u.field, message: u.message }]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [put(item), null]),
     ...(counted ? [[count(d, 1), null] as [object, Meaning]] : []),
   ]);
@@ -297,6 +307,8 @@ export function replacePlan<R extends BaseRecord>(
   options: {
     /** Update the record item's attributes instead of putting it whole (attributes others keep, e.g. a title's `stats`, stay). */
     update?: boolean;
+    /** Where the deletions of claims given up that may follow the transaction go (UniqueField.releaseLater); absent: in the plan. */
+    released?: object[];
   } = {},
 ): WritePlan {
   const d = anyDef(def);
@@ -315,11 +327,15 @@ export function replacePlan<R extends BaseRecord>(
     const oldKey = u.key(before.record);
     const newKey = u.key(after);
     if (oldKey === newKey) {
-      if (u.carry || rekeyed) entries.push([put(claimItem(def, u, after, rev, priv), OWNED_BY(before.record.id)), { what: 'record', kind: def.kind }]);
+      if (newKey !== null && (u.carry || rekeyed)) entries.push([put(claimItem(def, u, after, rev, priv), OWNED_BY(before.record.id)), { what: 'record', kind: def.kind }]);
       continue;
     }
-    entries.push([del(uniqueKey(d, u.field, oldKey)), null]);
-    entries.push([put(claimItem(def, u, after, rev, priv), NEW), { what: 'unique', field: u.field, message: u.message }]);
+    if (oldKey !== null) {
+      const release = del(uniqueKey(d, u.field, oldKey));
+      if (u.releaseLater && options.released && !rekeyed) options.released.push(release);
+      else entries.push([release, null]);
+    }
+    if (newKey !== null) entries.push([put(claimItem(def, u, after, rev, priv), NEW), { what: 'unique', field: u.field, message: u.message }]);
   }
   const newItems = orderingItems(def, after);
   const oldItems = orderingItems(def, before.record);
@@ -339,7 +355,7 @@ export function deletePlan<R extends BaseRecord>(def: EntityDef<R>, stored: Stor
   const r = stored.record;
   const own = plan([
     [del(recordKey(d, r.id), AT_REV(stored.rev)), { what: 'record', kind: def.kind }],
-    ...(def.unique ?? []).map((u): [object, Meaning] => [del(uniqueKey(d, u.field, u.key(r))), null]),
+    ...claimed(def, r).map((u): [object, Meaning] => [del(uniqueKey(d, u.field, u.key(r)!)), null]),
     ...orderingItems(def, r).map((item): [object, Meaning] => [del({ pk: String(item.pk), sk: String(item.sk) }), null]),
     ...(counted ? [[count(d, -1), null] as [object, Meaning]] : []),
   ]);

@@ -261,15 +261,16 @@ export function titleWrite<R extends BaseRecord>(
   if (before?.slot !== undefined && !after && !slots) throw new Error(`${entity.kind}: deleting a slotted record needs the slots (slots.ts)`);
   const slotted = def.random === true && slots !== undefined;
   // A replacement updates the record item (its counters change apart, in list edits; its slot with other records' deletions).
+  // Claims given up that may follow the record (its external ids: UniqueField.releaseLater) go with the rest.
+  const restItems: object[] = [];
   const recordPlan = !before
     ? createPlan(entity, after!, priv, { write, ...(slotted ? { slot: slots.n + 1 } : {}) }, !slotted)
     : after
-      ? replacePlan(entity, before, after, priv, { write }, { update: true })
+      ? replacePlan(entity, before, after, priv, { write }, { update: true, released: restItems })
       : deletePlan(entity, before, !slotted);
   const mainEntries: WritePlan[] = [recordPlan];
   if (slotted && !before) mainEntries.push(slotCreatePlan(entity.kind, id, slots));
   if (slotted && !after && slots.slot !== undefined) mainEntries.push(slotDeletePlan(entity.kind, id, slots));
-  const restItems: object[] = [];
   for (const relation of def.relations) {
     const now = after ? chunk(change.relations[relation] ?? []) : [];
     const old = before ? chunk(before.relations[relation] ?? []) : [];

@@ -17,7 +17,8 @@ import { checkReferences, linkCounts, type Reference } from './references.js';
 import { isTimeZone, nextEpisode, WEEKDAYS } from './broadcast.js';
 import { seasonOf, yearString } from './seasons.js';
 import type { TitleResource } from './title-resource.js';
-import { nullableUrl, refShape, titleFields, titleRead } from './title-fields.js';
+import { externalIdParams, externalIdsField, externalIdsRead, nullableUrl, refShape, streamingField, streamingRead, titleFields, titleRead } from './title-fields.js';
+import { ANIME_SITES, externalIdField, type ExternalIds } from '../db/external-ids.js';
 
 
 const broadcastWrite = z
@@ -82,6 +83,8 @@ export const animeFields = {
   aired_to: optionalNullable(date({ min: '1900-01-01', max: '2100-12-31' })),
   broadcast: optionalNullable(broadcastWrite),
   website: titleFields.website,
+  external_ids: externalIdsField(ANIME_SITES),
+  streaming: streamingField,
   genre_ids: titleFields.genre_ids,
   theme_ids: titleFields.theme_ids,
   studio_ids: optional(idList(10), () => []),
@@ -130,6 +133,8 @@ export const animeRead = z.object({
   licensors: z.array(refShape),
   trailer_url: nullableUrl,
   website: t.website,
+  external_ids: externalIdsRead(ANIME_SITES),
+  streaming: streamingRead,
   score: t.score,
   scored_by: t.scored_by,
   members: t.members,
@@ -220,10 +225,12 @@ export const animes: TitleResource<AnimeRecord> = {
       studio: idParam,
       rating: enumParam(Rating),
       min_score: scoreParam,
+      ...externalIdParams(ANIME_SITES),
     },
     references: { genre: 'GENRE', theme: 'THEME', studio: 'PRODUCER' },
     ranges: { min_score: 'score' },
     sfw: 'ANIME',
+    lookups: Object.fromEntries(ANIME_SITES.map((site) => [`${site}_id`, externalIdField(site)])),
   },
   writable: (r, rel) => ({
     ...Object.fromEntries(Object.keys(animeFields).filter((k) => k in r).map((k) => [k, (r as unknown as Record<string, unknown>)[k]])),
@@ -233,6 +240,8 @@ export const animes: TitleResource<AnimeRecord> = {
     producer_ids: r.producers.map((g) => g.id),
     licensor_ids: r.licensors.map((g) => g.id),
     broadcast: r.broadcast,
+    external_ids: r.external_ids ?? {},
+    streaming: r.streaming ?? [],
     characters: rel.characters,
     staff: rel.staff,
     videos: (rel.videos as Video[]).map((x) => ({ title: x.title, url: x.url, kind: x.kind })),
@@ -281,6 +290,8 @@ export const animes: TitleResource<AnimeRecord> = {
       licensors: refs('PRODUCER', 'licensor_ids'),
       trailer_url: videos.find((x) => x.kind === 'trailer')?.url ?? null,
       website: v.website as string | null,
+      external_ids: v.external_ids as ExternalIds,
+      streaming: v.streaming as { site: string; url: string }[],
       score: prev?.score ?? null,
       scored_by: prev?.scored_by ?? 0,
       members: prev?.members ?? 0,
@@ -293,6 +304,7 @@ export const animes: TitleResource<AnimeRecord> = {
   },
   links: (before, after) => linkCounts(linked(before), linked(after), { studio: 'studio', licensor: 'licensor' }),
   references,
-  present: (r, now) => ({ ...r, next_episode: nextEpisode(r, now.getTime()) }),
+  // A record written before §8.2 has no external ids nor streaming links: shown as none.
+  present: (r, now) => ({ ...r, external_ids: r.external_ids ?? {}, streaming: r.streaming ?? [], next_episode: nextEpisode(r, now.getTime()) }),
   embedded: { genres: 'GENRE', themes: 'THEME', studios: 'PRODUCER', producers: 'PRODUCER', licensors: 'PRODUCER' },
 };

@@ -21,6 +21,12 @@
  *     in Asia/Tokyo; any other recurrence (`P0D` one broadcast, `P1D` daily, `P1M` monthly, …)
  *     gives `{day: other, time: null}`; none gives `null`.
  *  5. `website`: the official site when it is a valid http(s) URL, else `null`.
+ *  5a. `external_ids` (API.md §8.2): the item's `mal`, `aniList`, `anidb` and `bangumi` site ids
+ *     that are integers; one another item (earlier in import order) holds already is left out
+ *     (catalogue-import.ts sourceCatalogue). `streaming`: its sites of type `onair` (the data
+ *     set's `siteMeta`) with an id, as `{site: <the site's title>, url: <its page>}` (the
+ *     item's own `url`, else the site's URL template filled with the id), https only, distinct,
+ *     at most 20.
  *  6. Not in the data set, so left at their defaults: `episodes`, `duration_seconds` (the first
  *     and last broadcast do not give them: e.g. a first broadcast of several episodes), `source`,
  *     `rating`, `image`, `synopsis`, `background`, genres, studios and the other relations.
@@ -43,7 +49,10 @@ export const SOURCE = 'bangumi-data';
  */
 export const SOURCE_RELEASE = { version: '0.3.208', date: '2026-04-25' } as const;
 
-const site = z.looseObject({ site: z.string(), id: z.optional(z.string()) });
+const site = z.looseObject({ site: z.string(), id: z.optional(z.string()), url: z.optional(z.string()) });
+/** The data set's description of a site: its title, kind (`info`, `onair`, `resource`) and page template. */
+const siteMeta = z.record(z.string(), z.looseObject({ title: z.string(), type: z.string(), urlTemplate: z.optional(z.string()) }));
+export type SiteMeta = z.output<typeof siteMeta>;
 
 /** The fields of a bangumi-data item this import reads (the package's data.d.ts), others ignored. */
 const sourceItem = z.looseObject({
@@ -69,6 +78,8 @@ export interface SourceEntry {
 
 export interface SourceData {
   entries: SourceEntry[];
+  /** The sites the items name (the streaming links' titles and pages). */
+  sites: SiteMeta;
   /** Items left out, by their position in the data set, and why. */
   skipped: { index: number; reason: string }[];
 }
@@ -113,6 +124,7 @@ export function readSource(data: unknown): SourceData {
     if (out.success) parsed.push({ index, item: out.data });
     else skipped.push({ index, reason: `not an item: ${out.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
   });
+  const meta = siteMeta.safeParse((data as { siteMeta?: unknown }).siteMeta ?? {});
   const keys = sourceKeys(parsed.map((p) => p.item));
   const entries: SourceEntry[] = [];
   parsed.forEach(({ index, item }, i) => {
@@ -120,7 +132,7 @@ export function readSource(data: unknown): SourceData {
     if (key === null) skipped.push({ index, reason: 'no identifier of its own (a duplicate of another item)' });
     else entries.push({ key, bangumi: siteId(item, 'bangumi'), mal: siteId(item, 'mal'), item });
   });
-  return { entries, skipped };
+  return { entries, skipped, sites: meta.success ? meta.data : {} };
 }
 
 /** The values an item gives an anime (the fields the import owns; status comes from the dates). */
@@ -133,6 +145,32 @@ export interface SourceValues {
   aired_to: string | null;
   broadcast: { day: string; time: string | null; timezone: string } | null;
   website: string | null;
+  external_ids: Record<string, number>;
+  streaming: { site: string; url: string }[];
+}
+
+/** Rule 5a: the data set's sites that are external ids (its name → ours). */
+const ID_SITES: Record<string, string> = { mal: 'mal', aniList: 'anilist', anidb: 'anidb', bangumi: 'bangumi' };
+
+function externalIdsOf(item: SourceItem): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [theirs, ours] of Object.entries(ID_SITES)) {
+    const id = siteId(item, theirs);
+    if (id !== null && /^\d{1,10}$/.test(id) && Number(id) >= 1 && Number(id) <= 1_000_000_000) out[ours] = Number(id);
+  }
+  return out;
+}
+
+function streamingOf(item: SourceItem, sites: SiteMeta): { site: string; url: string }[] {
+  const out: { site: string; url: string }[] = [];
+  for (const s of item.sites) {
+    const meta = sites[s.site];
+    if (meta?.type !== 'onair' || !s.id) continue;
+    const url = s.url ?? meta.urlTemplate?.replace('{{id}}', s.id);
+    if (!url?.startsWith('https://') || out.some((o) => o.url === url) || out.length >= 20) continue;
+    out.push({ site: meta.title, url });
+  }
+  return out;
 }
 
 const MEDIA_TYPES: Record<SourceItem['type'], string> = { tv: 'tv', web: 'ona', movie: 'movie', ova: 'ova' };
@@ -167,7 +205,7 @@ function checked<T>(field: keyof typeof animeFields, value: T, fallback: T, drop
  * Rules 2–5: the values of one item, or null when it has no usable title. `dropped` names the
  * fields whose source value the API's rules refused (left at their defaults).
  */
-export function sourceValues(item: SourceItem): { values: SourceValues; dropped: string[] } | null {
+export function sourceValues(item: SourceItem, sites: SiteMeta = {}): { values: SourceValues; dropped: string[] } | null {
   const t = item.titleTranslate;
   const english = (t.en ?? []).map(cleanTitle).filter((s): s is string => s !== null);
   const original = cleanTitle(item.title);
@@ -199,7 +237,14 @@ export function sourceValues(item: SourceItem): { values: SourceValues; dropped:
     aired_to,
     broadcast: checked('broadcast', broadcastOf(item.broadcast), null, dropped),
     website: checked('website', item.officialSite?.trim() || null, null, dropped),
+    external_ids: externalIdsOf(item),
+    streaming: [],
   };
+  // Each link through the API's own rules (a page the URL rules refuse is left out, and reported).
+  for (const link of streamingOf(item, sites)) {
+    if (animeFields.streaming!.schema.safeParse([link]).success) values.streaming.push(link);
+    else dropped.push('streaming');
+  }
   return { values, dropped };
 }
 

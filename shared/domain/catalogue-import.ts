@@ -58,10 +58,10 @@ export interface SourceCatalogue {
 
 /** The titles of a data set (bangumi.ts readSource, sourceValues), in import order. */
 export function sourceCatalogue(data: unknown): SourceCatalogue {
-  const { entries, skipped } = readSource(data);
+  const { entries, skipped, sites } = readSource(data);
   const out: SourceCatalogue = { titles: [], skipped: skipped.map((s) => ({ item: `#${s.index}`, reason: s.reason })), dropped: {} };
   for (const e of entries) {
-    const mapped = sourceValues(e.item);
+    const mapped = sourceValues(e.item, sites);
     if (!mapped) {
       out.skipped.push({ item: e.key, reason: 'no title the API accepts' });
       continue;
@@ -71,6 +71,17 @@ export function sourceCatalogue(data: unknown): SourceCatalogue {
   }
   const date = (t: SourceTitle) => t.values.aired_from ?? '9999';
   out.titles.sort((a, b) => (date(a) < date(b) ? -1 : date(a) > date(b) ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // An external id is unique among animes (§8.2): the first title in import order keeps one several items share.
+  const held = new Set<string>();
+  for (const t of out.titles) {
+    for (const [site, id] of Object.entries(t.values.external_ids)) {
+      if (!held.has(`${site}:${id}`)) held.add(`${site}:${id}`);
+      else {
+        t.values.external_ids = Object.fromEntries(Object.entries(t.values.external_ids).filter(([s]) => s !== site));
+        out.dropped.external_ids = (out.dropped.external_ids ?? 0) + 1;
+      }
+    }
+  }
   return out;
 }
 
@@ -121,11 +132,15 @@ export interface ImportOptions {
 }
 
 const isNameConflict = (err: unknown) => err instanceof HttpError && err.type === 'conflict' && Object.hasOwn(err.extras.errors ?? {}, 'name');
+/** The external id sites a clash names (another title, a contributor's, holds them: §8.2). */
+const externalIdConflicts = (err: unknown): string[] =>
+  err instanceof HttpError && err.type === 'conflict' ? Object.keys(err.extras.errors ?? {}).filter((k) => k.startsWith('external_ids.')).map((k) => k.slice('external_ids.'.length)) : [];
 
 /** Creates or refreshes one item's title through writeTitle; a name another title holds makes it take the next candidate. */
-async function importTitle(t: SourceTitle, now: Date, release: string): Promise<Exclude<ImportOutcome, 'failed'>> {
+async function importTitle(title: SourceTitle, now: Date, release: string): Promise<Exclude<ImportOutcome, 'failed'>> {
   const today = tokyoDate(now);
-  const names = nameCandidates(t.values.name, t.values.aired_from);
+  let t = title;
+  let names = nameCandidates(t.values.name, t.values.aired_from);
   for (let tries = 1; ; tries++) {
     const name = names.next().value!;
     let outcome: Exclude<ImportOutcome, 'failed'> = 'unchanged';
@@ -148,6 +163,13 @@ async function importTitle(t: SourceTitle, now: Date, release: string): Promise<
       });
       return outcome;
     } catch (err) {
+      // An external id a contributor's title holds stays theirs: this title goes without it.
+      const sites = externalIdConflicts(err);
+      if (sites.length > 0 && tries < MAX_NAMES) {
+        t = { ...t, values: { ...t.values, external_ids: Object.fromEntries(Object.entries(t.values.external_ids).filter(([site]) => !sites.includes(site))) } };
+        names = nameCandidates(t.values.name, t.values.aired_from);
+        continue;
+      }
       if (!isNameConflict(err) || tries >= MAX_NAMES) throw err;
     }
   }

@@ -54,7 +54,7 @@ const UNRECORDED_RELEASE = '2026-04-25';
 export const releaseOf = (prov: Provenance): string => prov.release ?? UNRECORDED_RELEASE;
 
 /** The owned fields besides `name` and `status`. */
-const FIELDS = ['name_jpn', 'alternative_names', 'media_type', 'aired_from', 'aired_to', 'broadcast', 'website'] as const;
+const FIELDS = ['name_jpn', 'alternative_names', 'media_type', 'aired_from', 'aired_to', 'broadcast', 'website', 'external_ids', 'streaming'] as const;
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 

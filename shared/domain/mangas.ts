@@ -17,7 +17,8 @@ import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional,
 import { keepPictures, writtenPictures, type Picture } from './media.js';
 import { checkReferences, linkCounts, type Reference } from './references.js';
 import type { TitleResource } from './title-resource.js';
-import { titleFields, titleRead } from './title-fields.js';
+import { externalIdParams, externalIdsField, externalIdsRead, titleFields, titleRead } from './title-fields.js';
+import { MANGA_SITES, externalIdField, type ExternalIds } from '../db/external-ids.js';
 
 const authorWrite = z.strictObject({ person_id: id(), role: oneOf(AuthorRole) });
 const characterWrite = z.strictObject({ character_id: id(), role: oneOf(CharacterRole) });
@@ -41,6 +42,7 @@ export const mangaFields = {
   published_from: published(),
   published_to: published(),
   website,
+  external_ids: externalIdsField(MANGA_SITES),
   genre_ids,
   theme_ids,
   demographic_ids: optional(idList(5), () => []),
@@ -76,6 +78,7 @@ export const mangaRead = z.object({
   themes: a.themes,
   demographics: a.genres,
   website: a.website,
+  external_ids: externalIdsRead(MANGA_SITES),
   score: a.score,
   scored_by: a.scored_by,
   members: a.members,
@@ -135,10 +138,12 @@ export const mangas: TitleResource<MangaRecord> = {
       magazine: idParam,
       author: idParam,
       min_score: scoreParam,
+      ...externalIdParams(MANGA_SITES),
     },
     references: { genre: 'GENRE', theme: 'THEME', demographic: 'DEMOGRAPHIC', magazine: 'MAGAZINE', author: 'PERSON' },
     ranges: { min_score: 'score' },
     sfw: 'MANGA',
+    lookups: Object.fromEntries(MANGA_SITES.map((site) => [`${site}_id`, externalIdField(site)])),
   },
   writable: (r, rel) => ({
     ...Object.fromEntries(Object.keys(mangaFields).filter((k) => k in r).map((k) => [k, (r as unknown as Record<string, unknown>)[k]])),
@@ -147,6 +152,7 @@ export const mangas: TitleResource<MangaRecord> = {
     demographic_ids: r.demographics.map((d) => d.id),
     magazine_ids: r.serializations.map((m) => m.id),
     authors: r.authors.map((w) => ({ person_id: w.id, role: w.role })),
+    external_ids: r.external_ids ?? {},
     characters: rel.characters,
     pictures: writtenPictures(rel.pictures as Picture[]),
   }),
@@ -181,6 +187,7 @@ export const mangas: TitleResource<MangaRecord> = {
       themes: refs('THEME', 'theme_ids'),
       demographics: refs('DEMOGRAPHIC', 'demographic_ids'),
       website: v.website as string | null,
+      external_ids: v.external_ids as ExternalIds,
       score: prev?.score ?? null,
       scored_by: prev?.scored_by ?? 0,
       members: prev?.members ?? 0,
@@ -196,6 +203,8 @@ export const mangas: TitleResource<MangaRecord> = {
   },
   links: (before, after) => linkCounts(linked(before), linked(after)),
   references,
+  // A record written before §8.2 has no external ids: shown as none.
+  present: (r) => ({ ...r, external_ids: r.external_ids ?? {} }),
   embedded: { genres: 'GENRE', themes: 'THEME', demographics: 'DEMOGRAPHIC', serializations: 'MAGAZINE', authors: 'PERSON' },
 };
 

@@ -51,3 +51,39 @@ export const titleRead = {
   rank: z.nullable(z.int()),
   popularity: z.nullable(z.int()),
 };
+
+// ---- External ids and where to watch (API.md §8.2)
+
+const EXTERNAL_ID = 'Must be an integer between 1 and 1000000000.';
+const externalId = z.int().check(z.gte(1, EXTERNAL_ID), z.lte(1_000_000_000, EXTERNAL_ID));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A MangaDex id: a UUID, kept in lower case. */
+const uuid = z.pipe(z.string().check(z.regex(UUID, 'Must be a UUID.')), z.transform((v: string) => v.toLowerCase()));
+/** The value schema of each site (integers but MangaDex's UUIDs). */
+const siteValue = (site: string) => (site === 'mangadex' ? uuid : externalId);
+
+/** `external_ids` as written: the sites given (unknown keys → 400 under `external_ids.<key>`); default `{}`; PATCH replaces it whole. */
+export const externalIdsField = (sites: readonly string[]) =>
+  optional(z.strictObject(Object.fromEntries(sites.map((site) => [site, z.optional(siteValue(site))]))), () => ({}), `Ids on other sites (${sites.join(', ')}), each unique among this kind.`);
+
+/** `external_ids` as read: the sites that are set. */
+export const externalIdsRead = (sites: readonly string[]) => z.object(Object.fromEntries(sites.map((site) => [site, z.optional(site === 'mangadex' ? z.string() : z.int())])));
+
+/** The list filters `<site>_id`: equality with a site's id (one claim read). */
+export function externalIdParams(sites: readonly string[]) {
+  const param = (site: string) =>
+    z.optional(
+      site === 'mangadex'
+        ? uuid
+        : z.pipe(z.pipe(z.string().check(z.regex(/^\d{1,10}$/, EXTERNAL_ID)), z.transform(Number)), z.int().check(z.gte(1, EXTERNAL_ID), z.lte(1_000_000_000, EXTERNAL_ID))),
+    );
+  return Object.fromEntries(sites.map((site) => [`${site}_id`, param(site)]));
+}
+
+/** `streaming` (animes): where to watch, `{site, url}` in written order, distinct by `url`, at most 20; default `[]`. */
+export const streamingField = optional(
+  distinctList(z.strictObject({ site: line({ min: 1, max: 50 }), url: url() }), { max: 20, key: (s) => s.url, field: 'url', message: 'Duplicate URL.' }),
+  () => [],
+  'Where the title can be watched: a site name and an https URL each.',
+);
+export const streamingRead = z.array(z.object({ site: z.string(), url: z.string().check(z.meta({ format: 'uri' })) }));

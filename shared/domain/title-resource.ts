@@ -29,6 +29,8 @@ export interface TitleListOptions {
   combine?(equals: Record<string, string>): Record<string, string>;
   /** `sfw` is accepted (§8.3: animes and mangas), leaving out the titles of this kind that are explicit. */
   sfw?: 'ANIME' | 'MANGA';
+  /** Filters answered by a unique claim rather than the index (`mal_id` → `external_ids.mal`, §8.2). */
+  lookups?: Record<string, string>;
 }
 
 export interface TitleResource<R extends BaseRecord> {

@@ -6,7 +6,7 @@
  */
 import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import type { IndexQuery } from '../db/catalogue-index.js';
-import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
+import { recordKeyOfKind, uniqueKeyOf, type BaseRecord } from '../db/records.js';
 import { titleRecordOf, withStats, type StoredTitle } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { pickSlot } from '../db/slots.js';
@@ -35,6 +35,8 @@ interface Criteria {
   sfw: boolean;
   /** Records the filters name, by parameter. */
   named: { param: string; key: ItemKey }[];
+  /** External-id lookups (`mal_id=…`, §8.2): the claims to read (each narrows the list to the record holding it), the field and value. */
+  lookups: { key: ItemKey; field: string; value: string }[];
 }
 
 function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequest): Criteria {
@@ -43,14 +45,17 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
   const equals: Record<string, string> = {};
   const atLeast: Record<string, number> = {};
   const named: Criteria['named'] = [];
+  const lookups: Criteria['lookups'] = [];
   for (const param of Object.keys(resource.list.filters)) {
     const value = q[param];
     if (value === undefined) continue;
-    if (Object.hasOwn(ranges, param)) atLeast[ranges[param]!] = value as number;
+    const lookup = resource.list.lookups?.[param];
+    if (lookup) lookups.push({ key: uniqueKeyOf(resource.title.entity, lookup, String(value).toLowerCase()), field: lookup, value: String(value).toLowerCase() });
+    else if (Object.hasOwn(ranges, param)) atLeast[ranges[param]!] = value as number;
     else equals[param] = String(value);
     if (Object.hasOwn(references, param)) named.push({ param, key: recordKeyOfKind(references[param]!, String(value)) });
   }
-  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), sfw: q.sfw === true, named };
+  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), sfw: q.sfw === true, named, lookups };
 }
 
 /** The keys of a resource's detail and of its list items (the detail without its reverse views, or a news article's `content`). */
@@ -131,6 +136,17 @@ export function sfwQuery<R extends BaseRecord>(resource: TitleResource<R>, sfw: 
   return kind && sfw === true ? known.then((also) => ({ ...q, excluded: sfwExclusions(kind, new Deleted(also.at(-1))) })) : q;
 }
 
+/** The value at a dotted path of a record, as claims key it (lower case). */
+const valueAt = (r: object, path: string) => String(path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], r) ?? '').toLowerCase();
+
+/** `ids` narrowed to the records the claims name (every claim must name the same record; a missing one: none). */
+function narrowed(ids: ReadonlySet<string> | undefined, claims: readonly (Item | null)[]): ReadonlySet<string> {
+  const holders = new Set(claims.map((c) => (c ? String(c.id) : '')));
+  const [only] = holders;
+  if (holders.size !== 1 || !only || (ids && !ids.has(only))) return new Set();
+  return new Set([only]);
+}
+
 /**
  * A catalogue list (§4.0): the page evaluated over the kind's in-memory index (its deltas read
  * with the records its filters name and a tombstone shard, at once), then the page's records —
@@ -141,16 +157,20 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
   const { index } = resource.title;
   const op: Operation = async (req) => {
     const c = criteria(resource, req);
-    const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0 || c.ids !== undefined || c.sfw;
+    const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0 || c.ids !== undefined || c.sfw || c.lookups.length > 0;
     const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast, ...(c.ids ? { ids: c.ids } : {}) };
-    const known = readKnown(req, [...c.named.map((n) => n.key), tombstoneKey(req.requestId)]);
-    const [page, also] = await Promise.all([indexPage(index, sfwQuery(resource, c.sfw, q, known)), known]);
+    const known = readKnown(req, [...c.named.map((n) => n.key), ...c.lookups.map((l) => l.key), tombstoneKey(req.requestId)]);
+    // An external-id lookup narrows the list to the record its claim names (none: nothing), read beside the index.
+    const looked = c.lookups.length === 0 ? q : known.then((also) => ({ ...q, ids: narrowed(c.ids, also.slice(c.named.length, c.named.length + c.lookups.length)) }));
+    const [page, also] = await Promise.all([indexPage(index, Promise.resolve(looked).then((x) => sfwQuery(resource, c.sfw, x, known))), known]);
     const errors = fieldErrors();
     c.named.forEach((n, i) => {
       if (!also[i]) addError(errors, n.param, 'No such record.');
     });
     if (Object.keys(errors).length > 0) throw invalidQuery(errors);
-    const records = await recordsOf(resource, page.entries.map((e) => e.id), shape, new Deleted(also.at(-1)));
+    const found = await recordsOf(resource, page.entries.map((e) => e.id), shape, new Deleted(also.at(-1)));
+    // A claim given up by a write still finishing names its record for a moment (UniqueField.releaseLater): the record decides.
+    const records = c.lookups.length === 0 ? found : found.filter((r) => c.lookups.every((l) => valueAt(r, l.field) === l.value));
     return pageReply(req, { items: records, next: page.next, previous: page.previous }, filtered ? null : page.count);
   };
   // With a token, the tombstones are read with the caller's auth state.

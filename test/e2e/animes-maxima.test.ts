@@ -1,7 +1,8 @@
 /**
  * An anime write at the contract's maxima of links (20 genres, 20 themes, 10 studios, 30
  * producers, 10 licensors) with a 255-character Japanese title (≈ 250 word postings): more than
- * one transaction, so it goes through the staged write (shared/db/staged.ts). It must read back
+ * one transaction, so it goes through the staged write (shared/db/staged.ts); with every external
+ * id and 20 streaming links (API.md §8.2). It must read back
  * completely, keep every count exact when it returns, and move them all on a replace.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +47,11 @@ describe('a write at the maxima of links', () => {
     const kana = [...'あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん'];
     const kanji = [...'進撃巨人魔法少女学園物語鋼錬金術師銀魂鬼滅刃呪術廻戦東京喰種寄生獣蟲師攻殻機動隊新世紀福音戦士'];
     const name_jpn = Array.from({ length: 255 }, (_, i) => (i % 3 === 0 ? kanji[i % kanji.length] : kana[(i * 7) % kana.length])).join('');
-    const body = { name: uniqueName('Maximal'), name_jpn, ...ids(first) };
+    // Every external id (five claims in the record's transaction, §8.2) and the most streaming links.
+    const n = () => 1 + Math.floor(Math.random() * 999_999_999);
+    const external_ids = { mal: n(), anilist: n(), anidb: n(), kitsu: n(), bangumi: n() };
+    const streaming = Array.from({ length: 20 }, (_, i) => ({ site: `Site ${i}`, url: `https://watch${i}.example.org/${n()}` }));
+    const body = { name: uniqueName('Maximal'), name_jpn, ...ids(first), external_ids, streaming };
     const a = expectJson(await send(server, 'POST', '/api/animes/', { body, headers: auth }), 201);
     expect(a.genres).toEqual(first.genres.map(({ id, name }) => ({ id, name })));
     expect(a.licensors).toHaveLength(10);
@@ -61,8 +66,13 @@ describe('a write at the maxima of links', () => {
     expect(searched.results.map((r: { id: string }) => r.id)).toEqual([a.id]);
 
     const second = await links();
-    const put = expectJson(await send(server, 'PUT', `/api/animes/${a.id}/`, { body: { name: a.name, name_jpn: 'ちがう', ...ids(second) }, headers: auth }), 200);
+    // Every link and every external id changes: 90 gained links, 5 claims moved (10 items).
+    const moved = { mal: n(), anilist: n(), anidb: n(), kitsu: n(), bangumi: n() };
+    const put = expectJson(await send(server, 'PUT', `/api/animes/${a.id}/`, { body: { name: a.name, name_jpn: 'ちがう', ...ids(second), external_ids: moved }, headers: auth }), 200);
     expect(put.producers).toEqual(second.producers.map(({ id, name }) => ({ id, name })));
+    expect(put.external_ids).toEqual(moved);
+    expect((await walk(server, `/api/animes/?mal_id=${moved.mal}`)).results.map((r: { id: string }) => r.id)).toEqual([a.id]);
+    expect((await walk(server, `/api/animes/?mal_id=${external_ids.mal}`)).results).toEqual([]);
     for (const g of first.genres) expect(await count('genres', g.id)).toBe(0);
     for (const p of first.licensors) expect(await count('producers', p.id)).toBe(0);
     for (const p of second.licensors) expect(await count('producers', p.id)).toBe(1);

@@ -15,7 +15,7 @@ import { useServer } from '../support/server.js';
 const server = useServer();
 const KEYS = [
   'id', 'created_at', 'updated_at', 'name', 'name_jpn', 'name_rom', 'alternative_names', 'image', 'synopsis', 'background', 'media_type', 'status',
-  'chapters', 'volumes', 'published_from', 'published_to', 'authors', 'serializations', 'genres', 'themes', 'demographics', 'website',
+  'chapters', 'volumes', 'published_from', 'published_to', 'authors', 'serializations', 'genres', 'themes', 'demographics', 'website', 'external_ids',
   'score', 'scored_by', 'members', 'favorites', 'rank', 'popularity',
 ];
 const MEDIA_TYPES = ['manga', 'light_novel', 'novel', 'oneshot', 'doujinshi', 'manhwa', 'manhua', 'oel'];
@@ -50,7 +50,7 @@ describe('create and read', () => {
     expect(m).toEqual({
       id: m.id, created_at: m.created_at, updated_at: m.created_at, name: body.name, name_jpn: '', name_rom: '', alternative_names: [], image: null,
       synopsis: '', background: '', media_type: 'manga', status: 'upcoming', chapters: null, volumes: null, published_from: null, published_to: null,
-      authors: [], serializations: [], genres: [], themes: [], demographics: [], website: null,
+      authors: [], serializations: [], genres: [], themes: [], demographics: [], website: null, external_ids: {},
       score: null, scored_by: 0, members: 0, favorites: 0, rank: null, popularity: null,
     });
     expect(m.id).toMatch(ID);

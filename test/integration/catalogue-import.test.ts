@@ -112,6 +112,20 @@ describe('catalogue import, bulk and through the write path', () => {
     expect(of(/ J#/)).toEqual([]);
   });
 
+  it('fills external ids and streaming links from the source (§8.2): a title is found by each of its ids', async () => {
+    const withIds = titles.filter((t) => Object.keys(t.values.external_ids).length > 0);
+    expect(withIds.length).toBeGreaterThan(titles.length / 2);
+    expect(titles.some((t) => t.values.streaming.length > 0)).toBe(true);
+    for (const t of withIds.slice(0, 5)) {
+      const [site, id] = Object.entries(t.values.external_ids)[0]!;
+      const page = expectJson(await send(server, 'GET', `/api/animes/?${site}_id=${id}`), 200) as { results: { id: string; external_ids: object; streaming: object[] }[] };
+      expect(page.results.map((r) => r.id), `${site}_id=${id}`).toEqual([importedId(t.key)]);
+      expect(page.results[0]).toMatchObject({ external_ids: t.values.external_ids, streaming: t.values.streaming });
+    }
+    const of = (re: RegExp) => [...viaWritePath.keys()].filter((k) => re.test(k));
+    expect(of(/^ANIME#U#external_ids\.mal#/)).toHaveLength(titles.filter((t) => t.values.external_ids.mal !== undefined).length);
+  });
+
   it('serves the imported titles through the API, names made distinct by year, then a counter', async () => {
     const page = expectJson(await send(server, 'GET', '/api/animes/?q=cardfight&ordering=aired_from&limit=20'), 200) as { results: { name: string; aired_from: string }[] };
     expect(page.results.map((r) => r.name)).toEqual([

@@ -16,12 +16,12 @@ const bangumiId = (item: RawItem) => item.sites.find((s) => s.site === 'bangumi'
  * (一人之下, keyed otherwise), an item with neither a bangumi nor a MyAnimeList id (keyed by
  * title), and the first titles of April 2026 (airing and upcoming in mid-April 2026).
  */
-export async function realSample(): Promise<{ items: RawItem[] }> {
-  const { items } = (await loadBangumiData()) as { items: RawItem[] };
+export async function realSample(): Promise<{ items: RawItem[]; siteMeta: unknown }> {
+  const { items, siteMeta } = (await loadBangumiData()) as { items: RawItem[]; siteMeta: unknown };
   const ids = new Set(['10225', '35977', '55783', '90632', '209764', '285664', '290591', '40379', '211091', '304727', '386628', '806', '300356', '32585', '137937', '175457']);
   const titles = new Set(['ハムちゃんずの宝さがし大作戦 〜はむはー!!すてきな海のなつやすみ〜']);
   const april = items.filter((i) => String(i.begin).startsWith('2026-04')).slice(0, 6);
-  return { items: [...items.filter((i) => ids.has(bangumiId(i) ?? '') || titles.has(i.title)), ...april] };
+  return { items: [...items.filter((i) => ids.has(bangumiId(i) ?? '') || titles.has(i.title)), ...april], siteMeta };
 }
 
 /** An item written out, on bangumi.tv as `id` (fields as the package's data.d.ts). */

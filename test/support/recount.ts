@@ -112,6 +112,8 @@ export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMa
       const claims = new Map(family(prefix).map((c) => [String(c.pk).slice(prefix.length), c]));
       for (const [id, item] of records.get(def.kind)!) {
         const key = u.key(item.rec as BaseRecord);
+        // An unset optional unique field (an external id) claims nothing.
+        if (key === null) continue;
         const claim = claims.get(key);
         if (claim?.id !== id) problem(`${def.kind} ${id}: its ${u.field} claim ${key} names ${String(claim?.id)}`);
         else if (u.carry && (!same(claim.rec, item.rec) || num(claim.rev) !== num(item.rev))) problem(`${def.kind} ${id}: its ${u.field} claim carries revision ${String(claim.rev)}, the record is at ${String(item.rev)}`);
