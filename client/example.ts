@@ -1,7 +1,7 @@
 /**
- * The README's example of the typed client (client/index.ts): sign in, search the animes, put
- * the first match on the caller's anime list. test/e2e/client.test.ts runs it against the local
- * server.
+ * The README's examples of the typed client (client/index.ts): sign in, search the animes, put
+ * the first match on the caller's anime list; find an anime by its MyAnimeList id and refresh up
+ * to 100 held animes in one request. test/e2e/client.test.ts runs them against the local server.
  */
 import { bearerAuth, createCatalogueClient } from './index.js';
 
@@ -23,4 +23,20 @@ export async function planToWatch(baseUrl: string, email: string, password: stri
   const added = await api.POST('/api/playlists/animelist/animes/', { body: { anime_id: anime.id, status: 'plan_to_watch' } });
   if (added.error) throw new Error(`adding failed: ${added.error.detail}`);
   return { anime, item: added.data };
+}
+
+/**
+ * A client that keeps MyAnimeList ids and a copy of some animes: the catalogue's anime for a
+ * MyAnimeList id (`mal_id`), then the current state of up to 100 held animes in one request
+ * (`ids`), explicit titles left out (`sfw`). Ids of animes deleted since are simply absent.
+ */
+export async function fromMyAnimeList(baseUrl: string, malId: number, held: readonly string[]) {
+  const api = createCatalogueClient({ baseUrl });
+
+  const byMal = await api.GET('/api/animes/', { params: { query: { mal_id: malId, fields: 'name,external_ids' } } });
+  if (byMal.error) throw new Error(`lookup failed: ${byMal.error.detail}`);
+
+  const current = await api.GET('/api/animes/', { params: { query: { ids: held.join(','), sfw: 'true', limit: 100, fields: 'name,updated_at' } } });
+  if (current.error) throw new Error(`refresh failed: ${current.error.detail}`);
+  return { anime: byMal.data.results[0] ?? null, current: current.data.results };
 }

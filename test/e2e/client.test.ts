@@ -1,9 +1,10 @@
 /**
- * The README's example of the typed client (client/example.ts), run against the local server:
- * it signs in, searches the animes and adds the first match to the caller's anime list.
+ * The README's examples of the typed client (client/example.ts), run against the local server:
+ * sign in, search the animes and add the first match to the caller's anime list; find an anime by
+ * its MyAnimeList id and read held animes by `ids` with `sfw`.
  */
 import { describe, expect, it } from 'vitest';
-import { planToWatch } from '../../client/example.js';
+import { fromMyAnimeList, planToWatch } from '../../client/example.js';
 import { makeAccount } from '../support/accounts.js';
 import { expectJson, send } from '../support/contract.js';
 import { useServer } from '../support/server.js';
@@ -26,5 +27,17 @@ describe('the typed client example', () => {
     expect(list.results.map((i: { id: string }) => i.id)).toEqual([item.id]);
     await expect(planToWatch(server.url, fan.email, 'not the password', 'frieren')).rejects.toThrow(/sign-in failed/);
     await expect(planToWatch(server.url, fan.email, fan.password, 'no such title')).rejects.toThrow(/no anime matches/);
+  });
+
+  it('finds an anime by its MyAnimeList id and reads held animes by ids, explicit ones and deleted ones absent', async () => {
+    const editor = await makeAccount({ role: 'contributor' });
+    const mal = 100_000_000 + Math.floor(Math.random() * 900_000_000);
+    const post = async (body: object) => expectJson(await send(server, 'POST', '/api/animes/', { body, headers: editor.auth }), 201);
+    const [a, rx, gone] = [await post({ name: `Client ${mal}`, external_ids: { mal } }), await post({ name: `Client rx ${mal}`, rating: 'rx' }), await post({ name: `Client gone ${mal}` })];
+    expect((await send(server, 'DELETE', `/api/animes/${gone.id}/`, { headers: editor.auth })).status).toBe(204);
+    const { anime, current } = await fromMyAnimeList(server.url, mal, [a.id, rx.id, gone.id]);
+    expect(anime).toEqual({ id: a.id, name: a.name, external_ids: { mal } });
+    expect(current.map((r) => r.id)).toEqual([a.id]);
+    await expect(fromMyAnimeList(server.url, 0, [a.id])).rejects.toThrow(/lookup failed/);
   });
 });
