@@ -79,16 +79,21 @@ describe('every route group', () => {
         // A rename moves the name claim and the ordering entries.
         expectJson(await send(server, 'PATCH', `/api/genres/${genre.id}/`, { body: { name: uniqueName('Renamed') }, headers: contributor.auth }), 200);
         expect((await send(server, 'DELETE', `/api/genres/${genre.id}/`, { headers: contributor.auth })).status).toBe(204);
+        // An explicit genre is named by the tombstone shards (API.md §8.3): its creation and a PATCH of the flag write them.
+        const explicit = await create(server, k, contributor.auth, { ...minimal(k, uniqueName('Explicit')), explicit: true });
+        expectJson(await send(server, 'PATCH', `/api/genres/${explicit.id}/`, { body: { explicit: false }, headers: contributor.auth }), 200);
       }),
     );
     for (const name of ['genres.create', 'genres.list', 'genres.get', 'genres.patch', 'genres.delete']) {
       expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
-      // A deletion also marks the genre deleted for the titles that embed it (tombstones.ts).
-      // The writes count the caller's requests (RATE#…, the catalogue write policy).
-      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (name === 'genres.delete' && pk === 'DELETED')), name).toBe(true);
+      // A deletion also marks the genre deleted for the titles that embed it (tombstones.ts), and
+      // a write of an explicit genre names it there (§8.3). The writes count the caller's requests
+      // (RATE#…, the catalogue write policy).
+      const shards = ['genres.delete', 'genres.create', 'genres.patch'].includes(name);
+      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (shards && pk === 'DELETED')), name).toBe(true);
     }
     expect(keysOf(seen, 'genres.get')).toContain(`AUTH#${member.id}`);
-    expect(keysOf(seen, 'authorizer')).toEqual([`AUTH#${contributor.id}`, `AUTH#${contributor.id}`, `AUTH#${contributor.id}`]);
+    expect(keysOf(seen, 'authorizer')).toEqual(Array.from({ length: 5 }, () => `AUTH#${contributor.id}`));
     // Every grant of these functions was needed (the writes also count the catalogue write policy).
     expect(unused(['genres.create', 'genres.list', 'genres.get', 'genres.patch', 'genres.delete'])).toEqual([]);
   });
