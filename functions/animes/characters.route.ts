@@ -5,7 +5,7 @@ import { castFilters, castItem, castOrderings } from '../../shared/domain/casts.
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam } from '../../shared/http/schemas.js';
+import { orderingParam } from '../../shared/domain/params.js';
 import * as z from 'zod/mini';
 
 export const route = defineRoute({

@@ -4,7 +4,7 @@ import { grant } from '../../shared/db/key-patterns.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { mediaOrderings, videoFilters, videoRead } from '../../shared/domain/media.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam } from '../../shared/http/schemas.js';
+import { orderingParam } from '../../shared/domain/params.js';
 import * as z from 'zod/mini';
 
 export const route = defineRoute({

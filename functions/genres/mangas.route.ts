@@ -9,7 +9,7 @@ import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam, sfwParam } from '../../shared/http/schemas.js';
+import { orderingParam, sfwParam } from '../../shared/domain/params.js';
 
 export const route = defineRoute({
   name: 'genres.mangas', method: 'GET', path: '/api/genres/{id}/mangas/', access: 'public',

@@ -6,7 +6,7 @@ import { castFilters, castOrderings, mangaCastItem } from '../../shared/domain/c
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam } from '../../shared/http/schemas.js';
+import { orderingParam } from '../../shared/domain/params.js';
 
 export const route = defineRoute({
   name: 'mangas.characters', method: 'GET', path: '/api/mangas/{id}/characters/', access: 'public',

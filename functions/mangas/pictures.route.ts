@@ -5,7 +5,7 @@ import { grant } from '../../shared/db/key-patterns.js';
 import { titleKeys } from '../../shared/db/titles.js';
 import { mediaOrderings, pictureRead } from '../../shared/domain/media.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam } from '../../shared/http/schemas.js';
+import { orderingParam } from '../../shared/domain/params.js';
 
 export const route = defineRoute({
   name: 'mangas.pictures', method: 'GET', path: '/api/mangas/{id}/pictures/', access: 'public',

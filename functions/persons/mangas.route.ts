@@ -5,7 +5,7 @@ import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { authoredFilters, authoredItem, authoredOrderings } from '../../shared/domain/authored.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam, sfwParam } from '../../shared/http/schemas.js';
+import { orderingParam, sfwParam } from '../../shared/domain/params.js';
 
 export const route = defineRoute({
   name: 'persons.mangas', method: 'GET', path: '/api/persons/{id}/mangas/', access: 'public',

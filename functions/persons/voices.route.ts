@@ -5,7 +5,7 @@ import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
 import { voiceFilters, voiceItem, voiceOrderings } from '../../shared/domain/voices.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { orderingParam } from '../../shared/http/schemas.js';
+import { orderingParam } from '../../shared/domain/params.js';
 
 export const route = defineRoute({
   name: 'persons.voices', method: 'GET', path: '/api/persons/{id}/voices/', access: 'public',

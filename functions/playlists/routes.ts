@@ -9,7 +9,7 @@ import { listedKeys, listPartitionKeys, titleCounterKeys } from '../../shared/db
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { ANIME_LIST, ITEM_DEFAULT_ORDERING, ITEM_ORDERINGS, itemBodies, itemRead, listBody, listRead, MANGA_LIST, type PlaylistKind } from '../../shared/domain/playlists.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
-import { enumParam, orderingParam } from '../../shared/http/schemas.js';
+import { enumParam, orderingParam } from '../../shared/domain/params.js';
 
 function kindRoutes<const S extends 'animelist' | 'mangalist'>(kind: PlaylistKind & { segment: S }) {
   const list = `/api/playlists/${kind.segment}/`;

@@ -3,7 +3,7 @@ import type * as z from 'zod/mini';
 import * as zm from 'zod/mini';
 import { TOMBSTONE_READS } from '../../shared/db/tombstones.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
-import { sfwParam } from '../../shared/http/schemas.js';
+import { sfwParam } from '../../shared/domain/params.js';
 import { grant, grants } from '../../shared/db/key-patterns.js';
 import { TITLE_ITEMS, TITLE_OPERATIONS } from '../../shared/domain/title-resource.js';
 import { defineRoute } from '../../shared/http/route.js';

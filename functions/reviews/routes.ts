@@ -10,7 +10,8 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { AUTH_KEYS } from '../../shared/db/users.js';
 import { ANIME_REVIEWS, MANGA_REVIEWS, REVIEW_DEFAULT_ORDERING, REVIEW_FIELDS, REVIEW_ORDERINGS, reviewBodies, reviewPatchBody, reviewRead, type ReviewKindDef } from '../../shared/domain/reviews.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
-import { booleanParam, idParams, orderingParam } from '../../shared/http/schemas.js';
+import { idParams } from '../../shared/http/schemas.js';
+import { booleanParam, orderingParam } from '../../shared/domain/params.js';
 import * as z from 'zod/mini';
 
 function kindRoutes(kind: ReviewKindDef) {

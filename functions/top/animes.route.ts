@@ -5,7 +5,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { animes } from '../../shared/domain/animes.js';
 import { AnimeMediaType } from '../../shared/domain/enums.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { enumParam, sfwParam } from '../../shared/http/schemas.js';
+import { enumParam, sfwParam } from '../../shared/domain/params.js';
 import { rankedKeys, rankedResponse, TITLE_FILTERS } from '../../shared/http/top-routes.js';
 
 export const route = defineRoute({

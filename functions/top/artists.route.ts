@@ -5,7 +5,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { PersonCategory } from '../../shared/domain/enums.js';
 import { persons } from '../../shared/domain/persons.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { enumParam } from '../../shared/http/schemas.js';
+import { enumParam } from '../../shared/domain/params.js';
 import { rankedKeys, rankedResponse } from '../../shared/http/top-routes.js';
 
 export const route = defineRoute({

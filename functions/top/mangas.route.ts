@@ -5,7 +5,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { MangaMediaType } from '../../shared/domain/enums.js';
 import { mangas } from '../../shared/domain/mangas.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { enumParam, sfwParam } from '../../shared/http/schemas.js';
+import { enumParam, sfwParam } from '../../shared/domain/params.js';
 import { rankedKeys, rankedResponse, TITLE_FILTERS } from '../../shared/http/top-routes.js';
 
 export const route = defineRoute({

@@ -7,7 +7,7 @@ import { titleKeys } from '../../shared/db/titles.js';
 import { ReviewKind } from '../../shared/domain/enums.js';
 import { ANIME_REVIEWS, MANGA_REVIEWS, REVIEW_FIELDS, reviewRead } from '../../shared/domain/reviews.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { booleanParam, enumParam } from '../../shared/http/schemas.js';
+import { booleanParam, enumParam } from '../../shared/domain/params.js';
 
 export const route = defineRoute({
   name: 'top.reviews', method: 'GET', path: '/api/top/reviews/', access: 'public',

@@ -34,7 +34,7 @@ import { ACCOUNT_READS, AUTH_KEYS, USER_KEYS, USER_LIST_READS, USER_WRITES, USER
 import { ACCOUNT_DELETION } from '../../shared/domain/accounts.js';
 import { listQuery } from '../../shared/http/crud-routes.js';
 import { defineRoute, type RouteDecl } from '../../shared/http/route.js';
-import { booleanParam, enumParam, orderingParam } from '../../shared/http/schemas.js';
+import { booleanParam, enumParam, orderingParam } from '../../shared/domain/params.js';
 
 const USERS = '/api/users/';
 const USER = '/api/users/{id}/';

@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { animeTitle, type AnimeRecord, type Ref } from '../db/animes.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors, type FieldErrors } from '../problem.js';
-import { enumParam, idParam, scoreParam } from '../http/schemas.js';
+import { enumParam, idParam, scoreParam } from './params.js';
 import { AnimeMediaType, AnimeSource, AnimeStatus, BroadcastDay, CharacterRole, Language, Rating, Season, VideoKind } from './enums.js';
 import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, required, url } from './fields.js';
 import { keepByUrl, keepPictures, writtenPictures, type Picture } from './media.js';

@@ -1,6 +1,6 @@
 /** The mangas a person is credited as author of (API.md §4.9 `GET /api/persons/{id}/mangas/`): item shape and query options. */
 import * as z from 'zod/mini';
-import { enumParam } from '../http/schemas.js';
+import { enumParam } from './params.js';
 import { AuthorRole } from './enums.js';
 import { mangaRead } from './mangas.js';
 

@@ -6,8 +6,8 @@
 import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
-import type { CastListing } from '../http/casts.js';
-import { enumParam } from '../http/schemas.js';
+import type { CastListing } from './listings.js';
+import { enumParam } from './params.js';
 import { characterListItem } from './characters.js';
 import { CharacterRole, Language } from './enums.js';
 import { personListItem } from './persons.js';

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { characterTitle, type CharacterRecord } from '../db/characters.js';
 import { CharacterRole, Language } from './enums.js';
-import { enumParam, idParam } from '../http/schemas.js';
+import { enumParam, idParam } from './params.js';
 import { distinctList, line, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { characterViews } from './reverse-views.js';
 import type { TitleResource } from './title-resource.js';

@@ -6,8 +6,8 @@
 import * as z from 'zod/mini';
 import type { AnimeRecord } from '../db/animes.js';
 import { creditsOfRole } from '../db/taxonomy.js';
-import type { LinkedTitles } from '../http/linked-titles.js';
-import { enumParam, orderingParam, sfwParam } from '../http/schemas.js';
+import type { LinkedTitles } from './listings.js';
+import { enumParam, orderingParam, sfwParam } from './params.js';
 import { animeRead, animes } from './animes.js';
 import { ProducerRole } from './enums.js';
 

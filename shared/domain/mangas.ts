@@ -6,12 +6,12 @@
  * and the characters' `mangas`); and the `manga_count` of linked genres, themes, demographics
  * and magazines (§3.7, exact in the write's own transaction).
  */
-import type { LinkedTitles } from '../http/linked-titles.js';
+import type { LinkedTitles } from './listings.js';
 import * as z from 'zod/mini';
 import { mangaTitle, type MangaRecord } from '../db/mangas.js';
 import type { Relations } from '../db/titles.js';
 import { addError, fieldErrors } from '../problem.js';
-import { enumParam, idParam, scoreParam } from '../http/schemas.js';
+import { enumParam, idParam, scoreParam } from './params.js';
 import { AuthorRole, CharacterRole, MangaMediaType, MangaStatus } from './enums.js';
 import { date, dateOrderErrors, distinctList, id, idList, line, oneOf, optional, optionalNullable, required } from './fields.js';
 import { keepPictures, writtenPictures, type Picture } from './media.js';

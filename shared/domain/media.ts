@@ -8,8 +8,8 @@
 import * as z from 'zod/mini';
 import type { BaseRecord } from '../db/records.js';
 import type { TitleDef } from '../db/titles.js';
-import type { RelationListing } from '../http/relations.js';
-import { enumParam } from '../http/schemas.js';
+import type { RelationListing } from './listings.js';
+import { enumParam } from './params.js';
 import { newId } from '../ids.js';
 import { VideoKind } from './enums.js';
 import { distinctList, line, optional, url } from './fields.js';

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod/mini';
 import { newsTitle, type NewsRecord } from '../db/news.js';
-import { enumParam, idParam } from '../http/schemas.js';
+import { enumParam, idParam } from './params.js';
 import { NewsTag } from './enums.js';
 import { idList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { checkReferences, type Reference } from './references.js';

@@ -10,7 +10,7 @@
 import * as z from 'zod/mini';
 import { goneFilesPlan } from '../db/files.js';
 import { personTitle, type PersonRecord } from '../db/persons.js';
-import { enumParam } from '../http/schemas.js';
+import { enumParam } from './params.js';
 import { Language, PersonCategory } from './enums.js';
 import { date, distinctList, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import { droppedFiles, keepPictures, picturesField, writtenPictures, type Picture } from './media.js';

@@ -4,7 +4,7 @@
  * (shared/domain/images.ts) and an optional `name`.
  */
 import * as z from 'zod/mini';
-import { filePart, type UploadedFile } from '../http/multipart.js';
+import { filePart, type UploadedFile } from './file-parts.js';
 import { line } from './fields.js';
 import { ImageRejected, judgeImage, MAX_IMAGE_BYTES, type JudgedImage } from './images.js';
 

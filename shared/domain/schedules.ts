@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import type { ScheduleEntry } from '../db/animes.js';
 import { sortKey } from '../db/sort-keys.js';
-import { enumParam, orderingParam, sfwParam } from '../http/schemas.js';
+import { enumParam, orderingParam, sfwParam } from './params.js';
 import { searchNormalize } from '../text.js';
 import { isTimeZone, localTime, nextEpisode, weeklySlot } from './broadcast.js';
 import { animeCard } from './cards.js';

@@ -3,7 +3,7 @@
  * the path and query of the season lists (answered by shared/http/seasons.ts).
  */
 import * as z from 'zod/mini';
-import { enumParam, orderingParam, sfwParam } from '../http/schemas.js';
+import { enumParam, orderingParam, sfwParam } from './params.js';
 import { AnimeMediaType, AnimeStatus, Season } from './enums.js';
 
 export interface SeasonOfYear {

@@ -17,7 +17,7 @@ import {
   type ThemeRecord,
 } from '../db/taxonomy.js';
 import { conflict } from '../problem.js';
-import { enumParam } from '../http/schemas.js';
+import { enumParam } from './params.js';
 import { ProducerType } from './enums.js';
 import { date, line, oneOf, optional, optionalNullable, optionalText, required, text, url } from './fields.js';
 import type { Resource } from './resource.js';

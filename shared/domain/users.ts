@@ -10,7 +10,7 @@ import { ROLES } from '../auth/roles.js';
 import { Gender } from './enums.js';
 import { emailKey, users, type UserRecord } from '../db/users.js';
 import { fieldErrors } from '../problem.js';
-import { booleanParam, enumParam } from '../http/schemas.js';
+import { booleanParam, enumParam } from './params.js';
 import { email, MSG } from './fields.js';
 import type { Listing } from './resource.js';
 import { USERNAME_PATTERN, username } from './username-rules.js';

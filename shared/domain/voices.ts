@@ -1,6 +1,6 @@
 /** The characters a person voices (API.md §4.9 `GET /api/persons/{id}/voices/`): item shape and query options. */
 import * as z from 'zod/mini';
-import { enumParam } from '../http/schemas.js';
+import { enumParam } from './params.js';
 import { animeCard, characterCard } from './cards.js';
 import { CharacterRole, Language } from './enums.js';
 

@@ -3,7 +3,8 @@
  */
 import { authorRole, type MangaRecord } from '../db/mangas.js';
 import { mangas } from '../domain/mangas.js';
-import { filteredByParam, type LinkedTitles } from './linked-titles.js';
+import type { LinkedTitles } from '../domain/listings.js';
+import { filteredByParam } from './linked-titles.js';
 
 /**
  * `GET /api/persons/{id}/mangas/` (API.md §4.9): the mangas crediting the person as author, with

@@ -12,9 +12,9 @@ import { titleRecordOf } from '../db/titles.js';
 import { getItems, type Item } from '../db/batch.js';
 import { pageOf } from '../db/catalogue-index.js';
 import { compareCodePoints } from '../db/sort-keys.js';
-import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
-import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
-import { readRelation, type TitleDef } from '../db/titles.js';
+import { recordKeyOfKind } from '../db/records.js';
+import { sortKey, type OrderValue } from '../db/sort-keys.js';
+import { readRelation } from '../db/titles.js';
 import { readVoices, sortVoices, VOICE_ORDERINGS, type VoiceEntry } from '../db/reverse.js';
 import { indexLookup } from '../domain/index-reader.js';
 import { INDEXED } from '../domain/index-kinds.js';
@@ -23,27 +23,10 @@ import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
 import { inShapeOrder } from './represent.js';
+import type { CastListing, ListedRecord } from '../domain/listings.js';
 
-type Rec = Record<string, unknown> & { id: string };
+type Rec = ListedRecord;
 
-export interface CastListing<E> {
-  title: TitleDef<BaseRecord>;
-  relation: string;
-  noun: string;
-  /** The kind of the record an entry names, and its id. */
-  kind: string;
-  idOf(e: E): string;
-  /** Orderings: by the entry's position, or by a field of the record it names. */
-  orderings: Record<string, { position: true } | { field: string; type: OrderType }>;
-  /** Equality filters: query parameter → the entry's value. */
-  filters?: Record<string, (e: E) => string>;
-  /** The fields of the record shown (its list item shape). */
-  shape: readonly string[];
-  /** Records each entry also shows (voice actors): their kind and ids; absent and deleted ones are left out. */
-  also?: { kind: string; ids(e: E): string[] };
-  /** The entry's own fields added to the record (`role`, `voice_actors`, `positions`). */
-  extra(e: E, also: (id: string) => Rec | null): Record<string, unknown>;
-}
 
 export function castList<E>(listing: CastListing<E>): Operation {
   return async (req) => {

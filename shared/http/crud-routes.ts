@@ -11,7 +11,7 @@ import type { ListOptions } from '../domain/resource.js';
 import type { LinkedListing } from '../domain/title-resource.js';
 import type { RateLimitDecl } from './rate-limits.js';
 import { defineRoute, type Capability } from './route.js';
-import { idsParam, orderingParam, searchParam, sfwParam } from './schemas.js';
+import { idsParam, orderingParam, searchParam, sfwParam } from '../domain/params.js';
 
 /** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
 export function listQuery(listing: { list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> }) {

@@ -10,31 +10,16 @@
  * which title writes keep in their transactions (§3.7), or the evaluation's count (a person's
  * mangas, a title's news).
  */
-import type { Item } from '../db/batch.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
 import { indexPage } from '../domain/index-reader.js';
-import type { LinkedListing, TitleResource } from '../domain/title-resource.js';
+import type { LinkedListing } from '../domain/title-resource.js';
+import type { LinkedTitles } from '../domain/listings.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
 import { readKnown, recordsOf, sfwQuery } from './titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 
-export interface LinkedTitles<R extends BaseRecord> {
-  /** The titles listed (their index, records and list item shape). */
-  titles: TitleResource<R>;
-  /** The record in the path: its kind (`GENRE`) and noun (404 message). */
-  parent: { kind: string; noun: string };
-  /**
-   * The index's equality filters that select the titles linking the record `id` (given the
-   * request's query, e.g. a `role`): `{ genre: id }`, `{ credited: id }`, `{ studio: id }`.
-   */
-  filter(id: string, query: Record<string, unknown>): Record<string, string>;
-  /** The exact number of listed titles from the parent's item (`rec.anime_count`, …); absent: the index's count of the page's query. */
-  count?(parent: Item, query: Record<string, unknown>): number;
-  /** Fields the list adds to each title (e.g. a producer's `producer_roles`), after its own. */
-  extra?(record: R, id: string): Record<string, unknown>;
-}
 
 export function linkedTitles<R extends BaseRecord>(listing: LinkedTitles<R>): Operation {
   const { index } = listing.titles.title;

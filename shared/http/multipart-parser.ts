@@ -9,7 +9,8 @@ import type { Busboy } from 'busboy';
 import Multipart from 'busboy/lib/types/multipart.js';
 import busboyUtils from 'busboy/lib/utils.js';
 import { HttpError } from '../problem.js';
-import { UploadedFile, type MultipartForm, type MultipartLimits } from './multipart.js';
+import { UploadedFile } from '../domain/file-parts.js';
+import type { MultipartForm, MultipartLimits } from './multipart.js';
 
 const malformed = (why: string) => new HttpError('malformed-request', `The multipart body cannot be parsed: ${why}.`);
 

@@ -15,19 +15,10 @@
  *
  * Part names are a client's keys: they go into Maps and prototype-free objects only (decision 66).
  */
-import * as z from 'zod/mini';
-import { issuesToErrors, MSG } from '../domain/fields.js';
+import type * as z from 'zod/mini';
+import { issuesToErrors } from '../domain/fields.js';
+import { fileDeclaration, type UploadedFile } from '../domain/file-parts.js';
 import { addError, fieldErrors, validationError } from '../problem.js';
-
-/** A file part as sent: its bytes (see MultipartLimits.fileBytes) and what the client said it is. */
-export class UploadedFile {
-  constructor(
-    readonly bytes: Buffer,
-    readonly filename?: string,
-    /** The part's Content-Type, as sent (never trusted: the content decides, shared/domain/images.ts). */
-    readonly declaredType?: string,
-  ) {}
-}
 
 export interface MultipartForm {
   /** File parts (a `filename`, or Content-Type application/octet-stream), the first of each name. */
@@ -60,32 +51,6 @@ export function isMultipartContentType(header: string | undefined): boolean {
 
 /** Parses a complete multipart/form-data body (multipart-parser.ts parseMultipart). */
 export type MultipartParser = (body: Buffer | Uint8Array, contentType: string, limits: MultipartLimits) => Promise<MultipartForm>;
-
-const FILE_PARTS = new WeakMap<z.ZodMiniType, { maxBytes: number }>();
-
-/**
- * The schema of a file part of at most `maxBytes` (an UploadedFile; in the OpenAPI document a
- * binary string). Refine or transform it to judge the content (e.g. shared/domain/images.ts).
- */
-export function filePart(opts: { maxBytes: number }) {
-  const schema = z.custom<UploadedFile>((v) => v instanceof UploadedFile, {
-      error: (issue) => (issue.input === undefined ? MSG.required : 'Expected a file (a part with a filename).'),
-    }).check(z.meta({ type: 'string', format: 'binary' }));
-  FILE_PARTS.set(schema, opts);
-  return schema;
-}
-
-/** The file part declaration inside a schema (through optional, default, pipe, transform), if any. */
-function fileDeclaration(schema: z.ZodMiniType): { maxBytes: number } | undefined {
-  let s: z.ZodMiniType | undefined = schema;
-  while (s) {
-    const found = FILE_PARTS.get(s);
-    if (found) return found;
-    const def = s._zod.def as { in?: z.ZodMiniType; innerType?: z.ZodMiniType };
-    s = def.in ?? def.innerType;
-  }
-  return undefined;
-}
 
 /** The limits of a route's body schema (a strict object of parts). */
 export function multipartLimits(schema: z.ZodMiniObject): MultipartLimits {

@@ -11,7 +11,7 @@ import { TOMBSTONE_READS } from '../db/tombstones.js';
 import { perTitleItem, recommendedItem, refreshedAt, type RecommendationKind } from '../domain/recommendations.js';
 import { indexReads } from '../domain/index-reader.js';
 import { defineRoute } from './route.js';
-import { sfwParam } from './schemas.js';
+import { sfwParam } from '../domain/params.js';
 
 const plural = (kind: RecommendationKind) => `${kind.name}s`;
 

@@ -8,23 +8,13 @@
  */
 import { pageOf } from '../db/catalogue-index.js';
 import { compareCodePoints } from '../db/sort-keys.js';
-import type { BaseRecord } from '../db/records.js';
-import { sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
-import { readRelation, type TitleDef } from '../db/titles.js';
+import { sortKey } from '../db/sort-keys.js';
+import { readRelation } from '../db/titles.js';
 import type { Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { notFound } from '../problem.js';
+import type { RelationListing } from '../domain/listings.js';
 
-export interface RelationListing<E extends { id: string }> {
-  title: TitleDef<BaseRecord>;
-  relation: string;
-  noun: string;
-  orderings: Record<string, { value: (e: E, position: number) => OrderValue; type: OrderType }>;
-  /** Equality filters: query parameter → the entry's value. */
-  filters?: Record<string, (e: E) => string>;
-  /** The entry as the list shows it. */
-  project?: (e: E) => unknown;
-}
 
 export function relationList<E extends { id: string }>(listing: RelationListing<E>): Operation {
   return async (req) => {
