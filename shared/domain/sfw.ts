@@ -3,7 +3,7 @@
  * or that has an explicit genre or theme. The explicit genres and themes come with the tombstone
  * shard every title read gets anyway (shared/db/tombstones.ts), so the filter costs no read; it
  * is evaluated as exclusions of the index's filters (shared/search/evaluate.ts), or against a
- * record (`isExplicit`) where a list is not the index's.
+ * record (`explicitTest`) where a list is not the index's.
  */
 import type { Deleted } from '../db/tombstones.js';
 
@@ -19,10 +19,15 @@ export function sfwExclusions(kind: 'ANIME' | 'MANGA', deleted: Deleted): Record
   };
 }
 
-/** Whether a title record is left out by `sfw=true`. */
-export function isExplicit(title: { rating?: string | null; genres?: readonly { id: string }[]; themes?: readonly { id: string }[] }, deleted: Deleted): boolean {
-  if (title.rating && EXPLICIT_RATINGS.includes(title.rating)) return true;
+type TitleLike = { rating?: string | null; genres?: readonly { id: string }[]; themes?: readonly { id: string }[] };
+
+/** Whether a title (a record as shown) is left out by `sfw=true`: the explicit sets read once, for a whole page. */
+export function explicitTest(deleted: Deleted): (title: object) => boolean {
   const genres = new Set(deleted.explicit('GENRE'));
   const themes = new Set(deleted.explicit('THEME'));
-  return (title.genres ?? []).some((g) => genres.has(g.id)) || (title.themes ?? []).some((t) => themes.has(t.id));
+  return (title) => {
+    const t = title as TitleLike;
+    if (t.rating && EXPLICIT_RATINGS.includes(t.rating)) return true;
+    return (t.genres ?? []).some((g) => genres.has(g.id)) || (t.themes ?? []).some((x) => themes.has(x.id));
+  };
 }

@@ -21,7 +21,7 @@ import { getItems, type Item, type ItemKey } from '../db/batch.js';
 import { pageOf } from '../db/catalogue-index.js';
 import { keyHasValue } from '../db/sort-keys.js';
 import { indexKept, indexPage } from '../domain/index-reader.js';
-import { isExplicit, sfwExclusions } from '../domain/sfw.js';
+import { explicitTest, sfwExclusions } from '../domain/sfw.js';
 import { listVectors } from '../db/playlists.js';
 import { byKey, entryKey, jobStateOf, rankKey, RECOMMENDATION_JOB_KEY, recommendationsKey, visibleEntries, type JobState } from '../db/recommendations.js';
 import { recordKeyOfKind, type BaseRecord } from '../db/records.js';
@@ -155,7 +155,8 @@ export function titleRecommendations(kind: RecommendationKind): Operation {
     // with `sfw=true` (§8.3) the explicit ones too, by their current genres, themes and rating.
     const sfw = (req.query as { sfw?: boolean }).sfw === true;
     const all = await shown(resource, stored.map((e) => ({ id: e[0], sk: entryKey(e), votes: e[1] })), shape, deleted, (e) => ({ votes: e.votes }));
-    const items = sfw ? all.filter((r) => !isExplicit(r as never, deleted)) : all;
+    const explicit = sfw ? explicitTest(deleted) : null;
+    const items = explicit ? all.filter((r) => !explicit(r)) : all;
     const withKeys = items.map((item) => ({ item, sk: entryKey(stored.find((e) => e[0] === item.id)!) }));
     const page = pageOf(withKeys, false, pageLimit(req), req.query.cursor ?? null);
     return pageReply(req, { items: page.kept.map((k) => k.item), next: page.next, previous: page.previous }, withKeys.length, { refreshed_at: state.at });

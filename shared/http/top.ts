@@ -12,7 +12,7 @@ import type { TitleResource } from '../domain/title-resource.js';
 import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { recordsWith, shapeKeys } from './titles.js';
-import { isExplicit } from '../domain/sfw.js';
+import { explicitTest } from '../domain/sfw.js';
 
 /** Which list a request reads, and the equalities its filters put on the entries' run values. */
 export type TopChoice = (query: Record<string, unknown>) => { list: TopList; equals: Record<string, string> };
@@ -45,7 +45,8 @@ export function topOperation<R extends BaseRecord>(resource: TitleResource<R>, c
     const { records, also, deleted } = await recordsWith(resource, page.items.map((i) => i.value), shape, req.requestId, [rankingsStateKey]);
     // `sfw=true` (§8.3): the page's explicit titles, by their current genres, themes and rating, are left out
     // (a page may hold fewer than `limit`, §1.5; the list is the run's, whose entries hold neither).
-    const items = query.sfw === true ? records.filter((r) => !isExplicit(r as never, deleted)) : records;
+    const explicit = query.sfw === true ? explicitTest(deleted) : null;
+    const items = explicit ? records.filter((r) => !explicit(r)) : records;
     return pageReply(req, { items, next: page.next, previous: page.previous }, null, { refreshed_at: refreshedAtOf(also[0]) });
   };
 }
