@@ -4,11 +4,12 @@
  * distance 1 of it (the optimal string alignment form: a swap of two neighbours is one edit),
  * one of 8 or more characters within distance 2. Characters are code points of N(s).
  *
- * The words are a sorted table (the snapshot's word dictionary): it is walked as a trie, one
- * row of the edit-distance table per character of the current prefix, rows shared with the
- * previous word as far as their prefixes agree, and a prefix whose row is already over the
- * bound skips every word that starts with it. Only prefixes within reach of the term are
- * visited, so the cost follows the term and its neighbourhood, not the table's size.
+ * The words are a sorted table (the snapshot's word dictionary), walked as a trie whose nodes are
+ * ranges of the table: one row of the edit-distance table per character of the prefix. A prefix
+ * whose row is over the bound is left with all its words; one whose row is at the bound (no edit
+ * left to spend) can only go on with a character that continues an alignment within it — a
+ * character of the term — so only those children are looked up (a binary search each) instead
+ * of walking every child: the cost follows the term's neighbourhood, not the table.
  */
 
 /** The edit distance a query word of `length` characters allows (0: matched as without fuzzy). */
@@ -24,6 +25,26 @@ function minOf(row: Int32Array): number {
   return m;
 }
 
+/** The first index in [lo, hi) whose word is not below `v` (code-unit order). */
+function lowerBound(words: readonly string[], v: string, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (words[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first index in [lo, hi) whose word does not start with `prefix` (those that do are contiguous from lo). */
+function endOfPrefix(words: readonly string[], prefix: string, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (words[mid]!.startsWith(prefix)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * The indexes of the words of `words` (sorted by code units, as the snapshot keeps them) that
  * `term` matches with typos: a prefix of the word of the term's length ±1 is within the allowed
@@ -34,85 +55,53 @@ export function fuzzyMatches(words: readonly string[], term: string): number[] {
   const m = t.length;
   const k = allowedEdits(m);
   if (k === 0) return [];
-  const maxDepth = m + 1;
-  /** rows[d]: the distances of the term's prefixes (0…m) to the current word's first d characters. */
-  const rows: Int32Array[] = [Int32Array.from({ length: m + 1 }, (_, j) => j)];
-  /** chars[d - 1]: the current word's d-th character; offsets[d]: its code-unit offset after d characters. */
-  const chars: number[] = [];
-  const offsets: number[] = [0];
   const out: number[] = [];
-  let prev = '';
-  let i = 0;
-  while (i < words.length) {
-    const w = words[i]!;
-    // The depth this word shares with the previous one's path (whole characters only).
-    let lcp = 0;
-    const limit = Math.min(prev.length, w.length);
-    while (lcp < limit && prev.charCodeAt(lcp) === w.charCodeAt(lcp)) lcp++;
-    let depth = 0;
-    while (depth + 1 < offsets.length && offsets[depth + 1]! <= lcp) depth++;
-    chars.length = depth;
-    offsets.length = depth + 1;
-    rows.length = depth + 1;
-    prev = w;
-    // Extend the path along this word until it matches, fails or ends.
-    let verdict: 'match' | 'fail' | 'short' = 'short';
-    let decidedAt = depth;
-    for (;;) {
-      const d = chars.length;
-      if (d >= 1 && d >= m - 1 && d <= maxDepth && rows[d]![m]! <= k) {
-        verdict = 'match';
-        decidedAt = d;
-        break;
-      }
-      if (d >= 1 && minOf(rows[d]!) > k) {
-        verdict = 'fail';
-        decidedAt = d;
-        break;
-      }
-      if (d >= maxDepth) {
-        verdict = 'fail';
-        decidedAt = d;
-        break;
-      }
-      const at = offsets[d]!;
-      if (at >= w.length) break; // the word ends: no longer prefix to try
-      const c = w.codePointAt(at)!;
-      chars.push(c);
-      offsets.push(at + (c > 0xffff ? 2 : 1));
-      const up = rows[d]!;
-      const row = new Int32Array(m + 1);
-      row[0] = d + 1;
-      for (let j = 1; j <= m; j++) {
-        let v = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (c === t[j - 1] ? 0 : 1));
-        if (d >= 1 && j >= 2 && c === t[j - 2] && chars[d - 1] === t[j - 1]) v = Math.min(v, rows[d - 1]![j - 2]! + 1);
-        row[j] = v;
-      }
-      rows.push(row);
-    }
-    if (verdict === 'short') {
-      // The word ended before its prefixes could match (shorter than the term allows); longer words after it may.
-      i++;
-      continue;
-    }
-    // Every word that starts with the decided prefix has the same verdict: they are contiguous.
-    const prefix = w.slice(0, offsets[decidedAt]!);
-    const j = Math.max(i + 1, endOfPrefix(words, prefix, i));
-    if (verdict === 'match') for (let x = i; x < j; x++) out.push(x);
-    prev = words[j - 1]!;
-    i = j;
-  }
-  return out;
-}
+  const rows: Int32Array[] = [Int32Array.from({ length: m + 1 }, (_, j) => j)];
+  const chars: number[] = [];
 
-/** The first index from `from` on whose word does not start with `prefix` (words sorted by code units). */
-function endOfPrefix(words: readonly string[], prefix: string, from: number): number {
-  let lo = from;
-  let hi = words.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (words[mid]!.startsWith(prefix) || words[mid]! < prefix) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  /** The node of `prefix` (its words: [lo, hi), the first of them possibly the prefix itself), `depth` characters deep. */
+  const visit = (lo: number, hi: number, prefix: string, depth: number): void => {
+    const row = rows[depth]!;
+    if (depth >= m - 1 && depth >= 1 && row[m]! <= k) {
+      for (let x = lo; x < hi; x++) out.push(x);
+      return;
+    }
+    const least = minOf(row);
+    if (depth >= m + 1 || (depth >= 1 && least > k)) return;
+    let start = lo;
+    if (start < hi && words[start]!.length === prefix.length) start++;
+    const child = (from: number, c: number) => {
+      const next = prefix + String.fromCodePoint(c);
+      const end = endOfPrefix(words, next, from, hi);
+      const r = new Int32Array(m + 1);
+      r[0] = depth + 1;
+      for (let j = 1; j <= m; j++) {
+        let v = Math.min(row[j]! + 1, r[j - 1]! + 1, row[j - 1]! + (c === t[j - 1] ? 0 : 1));
+        if (depth >= 1 && j >= 2 && c === t[j - 2] && chars[depth - 1] === t[j - 1]) v = Math.min(v, rows[depth - 1]![j - 2]! + 1);
+        r[j] = v;
+      }
+      rows[depth + 1] = r;
+      chars[depth] = c;
+      visit(from, end, next, depth + 1);
+      return end;
+    };
+    if (least < k || depth === 0) {
+      // An edit to spend: every child.
+      while (start < hi) start = child(start, words[start]!.codePointAt(prefix.length)!);
+      return;
+    }
+    // No edit left: a child goes on only with a character the term has where an alignment stands at the bound.
+    const wanted = new Set<number>();
+    for (let j = 1; j <= m; j++) {
+      if (row[j - 1]! <= k) wanted.add(t[j - 1]!);
+      if (depth >= 1 && j >= 2 && chars[depth - 1] === t[j - 1] && rows[depth - 1]![j - 2]! + 1 <= k) wanted.add(t[j - 2]!);
+    }
+    const candidates = [...wanted].map((c) => String.fromCodePoint(c)).sort();
+    for (const s of candidates) {
+      const at = lowerBound(words, prefix + s, start, hi);
+      if (at < hi && words[at]!.startsWith(prefix + s)) child(at, s.codePointAt(0)!);
+    }
+  };
+  visit(0, words.length, '', 0);
+  return out.sort((a, b) => a - b);
 }
