@@ -45,7 +45,17 @@ export function startsWordInsideRun(ch: string): boolean {
  * This is exactly "t is a prefix of a word" of §1.6 while storing the text only once.
  */
 export function searchText(texts: readonly string[]): string {
-  const all = texts.flatMap(runs);
+  return fieldsText(texts.map(runs));
+}
+
+/** The runs of each text (a searched field's words as relevance compares them, API.md §8.4). */
+export function searchRuns(texts: readonly string[]): string[][] {
+  return texts.map(runs);
+}
+
+/** The search text of fields given as their runs (searchText of the texts they are the runs of). */
+export function fieldsText(fields: readonly (readonly string[])[]): string {
+  const all = fields.flat();
   return all.length === 0 ? ' ' : ` ${all.join(' ')} `;
 }
 

@@ -110,6 +110,7 @@ export const animeEntity: EntityDef<AnimeRecord> = {
 export const animeIndex: IndexDef<AnimeRecord> = {
   kind: 'ANIME',
   listOrder: 'name',
+  relevance: 'members',
   orderings: rankedOrderings<AnimeRecord>({ key: 'aired_from', value: (r) => r.aired_from }),
   // Home's season sections (§4.5): `members` desc, then N(name), from the vector's `members` and `name`.
   derived: { [HOME_ORDERING]: { value: (r) => membersThenName(r.members, r.name), fromVector: (o) => membersThenName(Number(o.members), String(o.name)), type: 'plain' } },

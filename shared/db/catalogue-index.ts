@@ -11,7 +11,8 @@
  */
 import type { Cursor } from './sort-keys.js';
 import { canonicalJson } from '../json.js';
-import { matchesTerms, searchText } from '../text.js';
+import { fieldsText, matchesTerms, searchRuns } from '../text.js';
+import { fieldRuns, fieldsMatch, rankOf, rankPrefix, RELEVANCE } from '../search/relevance.js';
 import type { BaseRecord, Ordering } from './records.js';
 import { compareCodePoints, sortKey, type OrderValue } from './sort-keys.js';
 
@@ -31,8 +32,10 @@ export interface IndexDef<R extends BaseRecord> {
   filters: Record<string, (r: R) => readonly string[]>;
   /** Numbers compared by range filters (e.g. `min_score`); `null` never matches a range. */
   numbers?: Record<string, RangeNumber<R>>;
-  /** Texts searched by `q`. */
+  /** Texts searched by `q`; the first is the `name` field relevance ranks by (API.md §8.4). */
   searchFields: (r: R) => string[];
+  /** The ordering that orders each relevance rank, descending (`members`, `favorites`; news: `created_at`); absent: no relevance ordering. */
+  relevance?: string;
   /**
    * The values of the vector that derive from the rankings job's numbers (`score`, `scored_by`,
    * `members`, `favorites`), which the job publishes through the compactor's patch instead of
@@ -92,6 +95,11 @@ export interface Vector {
   f: Record<string, string[]>;
   x: Record<string, number | null>;
   sw: string;
+  /**
+   * How many runs of `sw` each searched field has, `name` first (relevance, API.md §8.4); absent
+   * in vectors written before it (docs/decisions.md EX6).
+   */
+  sb?: number[];
   /** The record's entry (IndexDef.entry); absent when it has none. */
   e?: Entry;
 }
@@ -116,12 +124,14 @@ const without = <T>(values: Record<string, T>, keys: readonly string[]) => Objec
 
 export function vectorOf<R extends BaseRecord>(def: IndexDef<R>, r: R): Vector {
   const e = def.entry?.(r) ?? null;
+  const fields = searchRuns(def.searchFields(r));
   return {
     id: r.id,
     o: Object.fromEntries(Object.entries(def.orderings).map(([name, o]) => [name, o.value(r)])),
     f: Object.fromEntries(Object.entries(def.filters).map(([name, values]) => [name, [...values(r)]])),
     x: Object.fromEntries(Object.entries(def.numbers ?? {}).map(([name, n]) => [name, n.value(r)])),
-    sw: searchText(def.searchFields(r)),
+    sw: fieldsText(fields),
+    sb: fields.map((f) => f.length),
     ...(e ? { e } : {}),
   };
 }
@@ -141,6 +151,28 @@ export interface IndexQuery {
   ids?: ReadonlySet<string>;
   /** Exclusions: filter name → values none of which a record may have (`sfw=true`, §8.3). */
   excluded?: Readonly<Record<string, readonly string[]>>;
+  /** `fuzzy=true` (§8.4): terms also match typos and words written together. */
+  fuzzy?: boolean;
+}
+
+/** Whether a query orders by relevance (`ordering` `relevance`, §8.4) or needs what it compares (`fuzzy`). */
+export const usesRelevance = (q: IndexQuery): boolean => q.ordering === RELEVANCE || (q.fuzzy === true && q.terms.length > 0);
+
+/**
+ * How a query orders records: each matching vector's sort key, and whether keys are read
+ * descending. An ordering's key (sort-keys.ts, in the query's direction); relevance's is its
+ * rank (relevance.ts rankPrefix) then the key of `def.relevance`'s ordering descending, read
+ * descending (best first) — `-relevance` reads the same keys ascending, the exact reverse.
+ */
+export function listKey<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): { descending: boolean; keyOf: (v: Vector) => string } {
+  if (q.ordering !== RELEVANCE) {
+    const { type, ofVector } = orderingOf(def, q.ordering, q.descending);
+    const dir = q.descending ? 'desc' : 'asc';
+    return { descending: q.descending, keyOf: (v) => sortKey(ofVector(v), type, v.id, dir) };
+  }
+  if (!def.relevance || q.terms.length === 0) throw new Error(`${def.kind}: no relevance ordering for this query`);
+  const { type, ofVector } = orderingOf(def, def.relevance, true);
+  return { descending: !q.descending, keyOf: (v) => rankPrefix(rankOf(fieldRuns(v.sw, v.sb), v.sw, q.terms)) + sortKey(ofVector(v), type, v.id, 'desc') };
 }
 
 /** Whether a vector satisfies every filter and term of a query (the in-memory index's deltas too). */
@@ -152,7 +184,7 @@ export function matches(v: Vector, q: IndexQuery): boolean {
     const x = v.x[name];
     if (x === null || x === undefined || x < least) return false;
   }
-  return matchesTerms(v.sw, q.terms);
+  return q.fuzzy ? fieldsMatch(fieldRuns(v.sw, v.sb), v.sw, q.terms, true) : matchesTerms(v.sw, q.terms);
 }
 
 /** One page of an in-memory list in list order, with the cursor rules of index-query.ts. */
@@ -184,12 +216,11 @@ function flip(c: Cursor, d: Cursor['d']): Cursor {
  * partition gives them, and the page at `q`'s cursor; `matched` is how many satisfy `q`.
  */
 export function vectorPage<R extends BaseRecord>(def: IndexDef<R>, vectors: readonly Vector[], q: IndexQuery) {
-  const ordering = orderingOf(def, q.ordering, q.descending);
-  const dir = q.descending ? 'desc' : 'asc';
+  const { descending, keyOf } = listKey(def, q);
   const sorted = vectors
     .filter((v) => matches(v, q))
-    .map((v) => ({ id: v.id, sk: sortKey(ordering.ofVector(v), ordering.type, v.id, dir) }))
-    .sort((a, b) => (q.descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
-  const { kept, next, previous } = pageOf(sorted, q.descending, q.limit, q.cursor);
+    .map((v) => ({ id: v.id, sk: keyOf(v) }))
+    .sort((a, b) => (descending ? -1 : 1) * compareCodePoints(a.sk, b.sk));
+  const { kept, next, previous } = pageOf(sorted, descending, q.limit, q.cursor);
   return { entries: kept, next, previous, matched: sorted.length };
 }

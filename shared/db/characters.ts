@@ -35,6 +35,7 @@ const appearing = (r: CharacterRecord, kind: string) =>
 export const characterIndex: IndexDef<CharacterRecord> = {
   kind: 'CHARACTER',
   listOrder: 'name',
+  relevance: 'favorites',
   orderings: {
     name: { value: (r) => r.name, type: 'text' },
     favorites: { value: (r) => r.favorites, type: 'count' },

@@ -66,6 +66,7 @@ const authorRoles = (r: MangaRecord) => r.authors.map((a) => authorRole(a.id, a.
 export const mangaIndex: IndexDef<MangaRecord> = {
   kind: 'MANGA',
   listOrder: 'name',
+  relevance: 'members',
   orderings: rankedOrderings<MangaRecord>({ key: 'published_from', value: (r) => r.published_from }),
   filters: {
     media_type: (r) => [r.media_type],

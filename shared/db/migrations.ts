@@ -26,7 +26,7 @@ import { isConditionalCheckFailed } from './errors.js';
 import { db } from './sdk.js';
 
 /** The format this code reads and writes. Raised by every step added to shared/domain/migrations.ts. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** The version of a store that holds data but no version item: written before versions were recorded (before issue 18). */
 export const UNRECORDED_VERSION = 1;

@@ -39,6 +39,7 @@ export const newsEntity: EntityDef<NewsRecord> = {
 export const newsIndex: IndexDef<NewsRecord> = {
   kind: 'NEWS',
   listOrder: '-created_at',
+  relevance: 'created_at',
   orderings: {
     created_at: { value: (r) => r.created_at, type: 'plain' },
     name: { value: (r) => r.name, type: 'text' },

@@ -34,6 +34,7 @@ export const personEntity: EntityDef<PersonRecord> = {
 export const personIndex: IndexDef<PersonRecord> = {
   kind: 'PERSON',
   listOrder: 'name',
+  relevance: 'favorites',
   orderings: {
     name: { value: (r) => r.name, type: 'text' },
     birthday: { value: (r) => r.birthday, type: 'plain' },

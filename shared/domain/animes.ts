@@ -215,6 +215,7 @@ export const animes: TitleResource<AnimeRecord> = {
     // The index's posting lists follow the default ordering (catalogue-index.ts).
     defaultOrdering: animeTitle.index.listOrder,
     search: true,
+    relevance: true,
     filters: {
       media_type: enumParam(AnimeMediaType),
       status: enumParam(AnimeStatus),

@@ -55,6 +55,7 @@ export const characters: TitleResource<CharacterRecord> = {
     // The index's posting lists follow the default ordering (catalogue-index.ts).
     defaultOrdering: characterTitle.index.listOrder,
     search: true,
+    relevance: true,
     filters: { anime: idParam, manga: idParam, role: enumParam(CharacterRole) },
     references: { anime: 'ANIME', manga: 'MANGA' },
     // §4.2: with `anime` or `manga`, `role` is the role in that title.

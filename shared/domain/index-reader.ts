@@ -14,7 +14,7 @@
  * Queries are evaluated over snapshot and deltas in memory (shared/search/evaluate.ts); what a
  * page costs the table is that Query, then the page's records.
  */
-import type { EntryRow, IndexDef, IndexQuery, Vector } from '../db/catalogue-index.js';
+import { usesRelevance, type EntryRow, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
 import { loadVectors, MissingVectors } from './index-compaction.js';
 import { tableName } from '../db/client.js';
 import { Unavailable } from '../db/errors.js';
@@ -127,6 +127,10 @@ export async function indexPage<R extends BaseRecord>(def: IndexDef<R>, q: Index
  */
 export async function indexPages<R extends BaseRecord>(def: IndexDef<R>, pending: readonly IndexQuery[] | Promise<readonly IndexQuery[]>): Promise<SnapshotPage[]> {
   const [h, queries] = await Promise.all([current(def), pending]);
+  if (queries.some(usesRelevance) && (h.snapshot.relevance === null || h.deltas.some((d) => d.vector !== null && !d.vector.sb))) {
+    // An index written before §8.4 (decision EX6): 503 until the migration rebuilds it, never a wrong order.
+    throw new Unavailable(`${def.kind}: the index ${h.pointer?.name ?? ''} predates relevance; \`npm run migrate\` rebuilds it from the records`);
+  }
   h.prepared ??= prepareDeltas(h.snapshot, h.deltas);
   return queries.map((q) => evaluate(def, h.snapshot, q, h.prepared!));
 }

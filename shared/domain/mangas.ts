@@ -129,6 +129,7 @@ export const mangas: TitleResource<MangaRecord> = {
     // The index's posting lists follow the default ordering (catalogue-index.ts).
     defaultOrdering: mangaTitle.index.listOrder,
     search: true,
+    relevance: true,
     filters: {
       media_type: enumParam(MangaMediaType),
       status: enumParam(MangaStatus),

@@ -21,6 +21,7 @@ import { storeV3 } from './store-v3.js';
 import { storeV4 } from './store-v4.js';
 import { storeV5 } from './store-v5.js';
 import { storeV6 } from './store-v6.js';
+import { storeV7 } from './store-v7.js';
 
 /** How far a step got, for a progress bar (`total` null: unknown). */
 export interface Progress {
@@ -59,7 +60,7 @@ export interface MigrationStep {
 }
 
 /** Every step, in order: the last one's `to` is SCHEMA_VERSION. */
-export const STEPS: readonly MigrationStep[] = [storeV2, storeV3, storeV4, storeV5, storeV6];
+export const STEPS: readonly MigrationStep[] = [storeV2, storeV3, storeV4, storeV5, storeV6, storeV7];
 
 export interface MigrateOptions {
   /** Records worked on at once (default 8). */

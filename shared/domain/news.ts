@@ -65,6 +65,7 @@ export const news: TitleResource<NewsRecord> = {
     // The index's posting lists follow the default ordering (catalogue-index.ts).
     defaultOrdering: newsTitle.index.listOrder,
     search: true,
+    relevance: true,
     filters: { tag: enumParam(NewsTag), anime: idParam, manga: idParam },
     references: { anime: 'ANIME', manga: 'MANGA' },
   },

@@ -45,6 +45,11 @@ export function enumParam<const T extends readonly [string, ...string[]]>(values
 
 export const booleanParam = z.optional(z.pipe(z.enum(['true', 'false']), z.transform((v: 'true' | 'false') => v === 'true')));
 
+/** `fuzzy` (§8.4): with `q`, terms of 4 or more characters also match typos and words written together. */
+export const fuzzyParam = booleanParam.check(
+  z.meta({ description: 'true: with q, a term of 4–7 characters also matches a word within one typo of it (8 or more: two), and words written together (rezero).' }),
+);
+
 /** `sfw` (§8.3): `true` leaves out explicit titles; `false` or absent: no effect; anything else → 400. */
 export const sfwParam = booleanParam.check(z.meta({ description: 'true: leave out titles rated rx or with an explicit genre or theme.' }));
 

@@ -68,6 +68,7 @@ export const persons: TitleResource<PersonRecord> = {
     // The index's posting lists follow the default ordering (catalogue-index.ts).
     defaultOrdering: personTitle.index.listOrder,
     search: true,
+    relevance: true,
     filters: { category: enumParam(PersonCategory), language: enumParam(Language) },
   },
   writable: (r, rel) => ({

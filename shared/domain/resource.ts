@@ -13,6 +13,8 @@ export interface ListOptions {
   defaultOrdering: string;
   /** Whether `q` is accepted. */
   search: boolean;
+  /** Whether `ordering=relevance` and `fuzzy` are accepted with `q` (API.md §8.4: the lists of the in-memory index). */
+  relevance?: boolean;
   /** Extra filter parameters (query schemas) matched by equality on filter attributes. */
   filters?: z.core.$ZodLooseShape;
   /**

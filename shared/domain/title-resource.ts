@@ -19,6 +19,8 @@ export interface TitleListOptions {
   orderings: readonly string[];
   defaultOrdering: string;
   search: boolean;
+  /** `ordering=relevance` and `fuzzy` with `q` (API.md §8.4), by the index's relevance ordering. */
+  relevance?: boolean;
   /** Filter parameters (query schemas); each names an index filter of the same name, except ranges. */
   filters: z.core.$ZodLooseShape;
   /** Filters that name records (`genre` → `GENRE`): the record must exist (§1.6, else 400). */

@@ -11,14 +11,17 @@ import type { ListOptions } from '../domain/resource.js';
 import type { LinkedListing } from '../domain/title-resource.js';
 import type { RateLimitDecl } from './rate-limits.js';
 import { defineRoute, type Capability } from './route.js';
-import { idsParam, orderingParam, searchParam, sfwParam } from '../domain/params.js';
+import { fuzzyParam, idsParam, orderingParam, searchParam, sfwParam } from '../domain/params.js';
+import { RELEVANCE } from '../search/relevance.js';
 
-/** The query parameters of a list: `ordering`, `q` where searched, and the list's filters. */
-export function listQuery(listing: { list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> }) {
-  const { orderings, defaultOrdering, search, filters } = listing.list;
+/** The query parameters of a list: `ordering` (with `relevance` where ranked, §8.4), `q` where searched (and `fuzzy` where ranked), and the list's filters. */
+export function listQuery(listing: { list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'relevance' | 'filters'> }) {
+  const { orderings, defaultOrdering, search, relevance, filters } = listing.list;
+  const ranked = search && relevance === true;
   return z.object({
-    ordering: orderingParam(orderings, defaultOrdering),
+    ordering: orderingParam(ranked ? [...orderings, RELEVANCE] : orderings, defaultOrdering),
     ...(search ? { q: searchParam } : {}),
+    ...(ranked ? { fuzzy: fuzzyParam } : {}),
     ...filters,
   });
 }
@@ -33,7 +36,7 @@ export interface CrudShape {
   read: z.ZodMiniObject;
   /** The list item shape where it is not the detail. */
   listRead?: z.ZodMiniObject;
-  list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'filters'> & { sfw?: string };
+  list: Pick<ListOptions, 'orderings' | 'defaultOrdering' | 'search' | 'relevance' | 'filters'> & { sfw?: string };
 }
 
 /** Every write of the catalogue and taxonomy collections is counted by the `catalogue write` policy (API.md §7.2). */

@@ -20,6 +20,7 @@ import type { ApiRequest, Operation } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { addError, fieldErrors, invalidQuery, notFound } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
+import { RELEVANCE } from '../search/relevance.js';
 
 const now = () => new Date().toISOString();
 const idOf = (req: ApiRequest) => (req.params as { id: string }).id;
@@ -27,6 +28,8 @@ const idOf = (req: ApiRequest) => (req.params as { id: string }).id;
 interface Criteria {
   ordering: { key: string; descending: boolean };
   terms: string[];
+  /** `fuzzy=true` (§8.4). */
+  fuzzy: boolean;
   equals: Record<string, string>;
   atLeast: Record<string, number>;
   /** `ids` (§8.1): only these records; ids of no record are not an error. */
@@ -40,7 +43,7 @@ interface Criteria {
 }
 
 function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequest): Criteria {
-  const q = req.query as unknown as Record<string, unknown> & { ordering: Criteria['ordering']; q?: string[]; ids?: string[]; sfw?: boolean };
+  const q = req.query as unknown as Record<string, unknown> & { ordering: Criteria['ordering']; q?: string[]; ids?: string[]; sfw?: boolean; fuzzy?: boolean };
   const { ranges = {}, references = {} } = resource.list;
   const equals: Record<string, string> = {};
   const atLeast: Record<string, number> = {};
@@ -55,7 +58,7 @@ function criteria<R extends BaseRecord>(resource: TitleResource<R>, req: ApiRequ
     else equals[param] = String(value);
     if (Object.hasOwn(references, param)) named.push({ param, key: recordKeyOfKind(references[param]!, String(value)) });
   }
-  return { ordering: q.ordering, terms: q.q ?? [], equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), sfw: q.sfw === true, named, lookups };
+  return { ordering: q.ordering, terms: q.q ?? [], fuzzy: q.fuzzy === true, equals: resource.list.combine?.(equals) ?? equals, atLeast, ids: q.ids && new Set(q.ids), sfw: q.sfw === true, named, lookups };
 }
 
 /** The keys of a resource's detail and of its list items (the detail without its reverse views, or a news article's `content`). */
@@ -157,8 +160,10 @@ export function listTitles<R extends BaseRecord>(resource: TitleResource<R>): Op
   const { index } = resource.title;
   const op: Operation = async (req) => {
     const c = criteria(resource, req);
+    // Relevance ranks the matches of terms (§8.4): without them there is nothing to rank by.
+    if (c.ordering.key === RELEVANCE && c.terms.length === 0) throw invalidQuery({ ordering: ['Ordering by relevance needs a search q with at least one term.'] });
     const filtered = c.terms.length > 0 || Object.keys(c.equals).length > 0 || Object.keys(c.atLeast).length > 0 || c.ids !== undefined || c.sfw || c.lookups.length > 0;
-    const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast, ...(c.ids ? { ids: c.ids } : {}) };
+    const q = { ordering: c.ordering.key, descending: c.ordering.descending, limit: pageLimit(req), cursor: req.query.cursor ?? null, terms: c.terms, equals: c.equals, atLeast: c.atLeast, ...(c.ids ? { ids: c.ids } : {}), ...(c.fuzzy ? { fuzzy: true } : {}) };
     const known = readKnown(req, [...c.named.map((n) => n.key), ...c.lookups.map((l) => l.key), tombstoneKey(req.requestId)]);
     // An external-id lookup narrows the list to the record its claim names (none: nothing), read beside the index.
     const looked = c.lookups.length === 0 ? q : known.then((also) => ({ ...q, ids: narrowed(c.ids, also.slice(c.named.length, c.named.length + c.lookups.length)) }));

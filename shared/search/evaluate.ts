@@ -12,11 +12,13 @@
  * matching deltas in sort-key order. When the matches are few, they are put in list order
  * through the ordering's ranks instead of walking past the records between them.
  */
-import { matches, orderingOf, type EntryRow, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
+import { listKey, matches, type EntryRow, type IndexDef, type IndexQuery, type Vector } from '../db/catalogue-index.js';
 import type { BaseRecord } from '../db/records.js';
-import { compareCodePoints, sortKey, type OrderValue } from '../db/sort-keys.js';
+import { compareCodePoints, type OrderValue } from '../db/sort-keys.js';
 import type { Cursor } from '../db/sort-keys.js';
-import { idAt, keyAt, numberOf, orderOf, valueAt, type OrderColumn, type Snapshot } from './snapshot.js';
+import { allowedEdits, fuzzyMatches } from './fuzzy.js';
+import { rankPrefix, RELEVANCE, type Rank } from './relevance.js';
+import { idAt, keyAt, numberOf, orderOf, valueAt, type Dictionary, type OrderColumn, type RelevanceWords, type Snapshot } from './snapshot.js';
 
 /** A record changed since the snapshot: its vector now, or `null` when it was deleted. */
 export interface Delta {
@@ -91,7 +93,7 @@ function popcount(b: Bits): number {
 }
 
 /** The records of postings lists x in [from, to) of a dictionary, as a bitset. */
-function listBits(n: number, d: Snapshot['words'], from: number, to: number): Bits {
+function listBits(n: number, d: Dictionary, from: number, to: number): Bits {
   const b = newBits(n);
   const { offsets, recs } = d.lists;
   for (let i = offsets[from]!; i < offsets[to]!; i++) b[recs[i]! >>> 5]! |= 1 << (recs[i]! & 31);
@@ -116,20 +118,57 @@ function and(into: Bits | null, b: Bits): Bits {
   return into;
 }
 
-/** The snapshot's records that satisfy every condition of `q` and no delta replaced (`null`: every record). */
-function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): Bits | null {
+/** The records having a word of a dictionary that starts with `prefix` (the words are contiguous in the sorted table). */
+function prefixBits(n: number, d: Dictionary, prefix: string): Bits {
+  const from = lowerBound(d.values, prefix);
+  let to = from;
+  while (to < d.values.length && d.values[to]!.startsWith(prefix)) to++;
+  return listBits(n, d, from, to);
+}
+
+/** The records having a word of a dictionary that equals `value`. */
+function equalBits(n: number, d: Dictionary, value: string): Bits {
+  const x = lowerBound(d.values, value);
+  return d.values[x] === value ? listBits(n, d, x, x + 1) : newBits(n);
+}
+
+function or(into: Bits, b: Bits): Bits {
+  for (let w = 0; w < into.length; w++) into[w]! |= b[w]!;
+  return into;
+}
+
+/** What relevance needs of a snapshot (versions before 3, or one built from vectors without `sb`, lack it: 503 upstream). */
+function relevanceOf(s: Snapshot): RelevanceWords {
+  if (!s.relevance) throw new Error(`${s.kind}: the snapshot has no relevance words (version ${s.version})`);
+  return s.relevance;
+}
+
+/** A term's records with `fuzzy=true` (§8.4): its exact matches, the words within its typo distance, and words written together it starts. */
+function looseBits(s: Snapshot, term: string, exact: Bits): Bits {
+  if (allowedEdits([...term].length) === 0) return exact;
+  const out = or(newBits(s.n), exact);
+  const { offsets, recs } = s.words.lists;
+  for (const x of fuzzyMatches(s.words.values, term)) for (let i = offsets[x]!; i < offsets[x + 1]!; i++) out[recs[i]! >>> 5]! |= 1 << (recs[i]! & 31);
+  return or(out, prefixBits(s.n, relevanceOf(s).joined, term));
+}
+
+/**
+ * The snapshot's records that satisfy every condition of `q` and no delta replaced (`bits`,
+ * `null`: every record), and among them those every term matches exactly (`exact`: what `fuzzy`
+ * adds is the rest; `null` without terms).
+ */
+function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): { bits: Bits | null; exact: Bits | null } {
   let bits: Bits | null = null;
   for (const [name, value] of Object.entries(q.equals)) {
     const d = s.filters.get(name);
-    const x = d ? lowerBound(d.values, value) : -1;
-    bits = and(bits, d && d.values[x] === value ? listBits(s.n, d, x, x + 1) : newBits(s.n));
+    bits = and(bits, d ? equalBits(s.n, d, value) : newBits(s.n));
   }
+  let exact: Bits | null = null;
   for (const term of q.terms) {
-    // The words a term is a prefix of are contiguous in the sorted table.
-    const from = lowerBound(s.words.values, term);
-    let to = from;
-    while (to < s.words.values.length && s.words.values[to]!.startsWith(term)) to++;
-    bits = and(bits, listBits(s.n, s.words, from, to));
+    const b = prefixBits(s.n, s.words, term);
+    const loose = q.fuzzy ? looseBits(s, term, b) : b;
+    bits = and(bits, loose === b ? b.slice() : loose);
+    exact = and(exact, b);
   }
   for (const [name, least] of Object.entries(q.atLeast ?? {})) {
     const col = s.numbers.get(name);
@@ -158,7 +197,41 @@ function snapshotMatches(s: Snapshot, q: IndexQuery, live: Bits | null): Bits | 
     }
     bits = and(bits, b);
   }
-  return live === null ? bits : and(bits, live);
+  return { bits: live === null ? bits : and(bits, live), exact };
+}
+
+/**
+ * The matches in each relevance rank (§8.4), ranks 1 to 5: (1) a field equal to the terms, (2)
+ * every term starting a word of `name` and the first its first word, (3) every term starting a
+ * word of `name`, (4) the other exact matches, (5) the matches of `fuzzy` alone.
+ */
+function rankGroups(s: Snapshot, q: IndexQuery, bits: Bits, exact: Bits): Bits[] {
+  const r = relevanceOf(s);
+  const full = equalBits(s.n, r.fulls, q.terms.join(' '));
+  let named: Bits | null = null;
+  for (const term of q.terms) named = and(named, prefixBits(s.n, r.names, term));
+  const first = prefixBits(s.n, r.firsts, q.terms[0]!);
+  const groups = [1, 2, 3, 4, 5].map(() => newBits(s.n));
+  for (let w = 0; w < bits.length; w++) {
+    const b = bits[w]!;
+    const e = exact[w]!;
+    const f = full[w]! & b;
+    const n = named![w]! & b & e & ~f;
+    groups[0]![w] = f;
+    groups[1]![w] = n & first[w]!;
+    groups[2]![w] = n & ~first[w]!;
+    groups[3]![w] = b & e & ~f & ~named![w]!;
+    groups[4]![w] = b & ~e;
+  }
+  return groups;
+}
+
+/** The reverse of a list order (built on first use). */
+const reversed = new WeakMap<Uint32Array, Uint32Array>();
+function reverseOf(order: Uint32Array): Uint32Array {
+  let r = reversed.get(order);
+  if (!r) reversed.set(order, (r = order.slice().reverse()));
+  return r;
 }
 
 /** The position of each record in an ordering's list order (built on first use). */
@@ -173,6 +246,47 @@ function rankOf(order: Uint32Array): Uint32Array {
   return r;
 }
 
+/** A run of the list: records in list order (those `test` has, every one when null), and each one's sort key. */
+interface Segment {
+  list: Uint32Array;
+  test: Bits | null;
+  key: (i: number) => string;
+}
+
+/**
+ * The snapshot's candidates of a query in list order, as segments one after the other: one for an
+ * ordering (its permutation, tested against the matches), one per rank for relevance (the
+ * permutation of `def.relevance` descending, tested against the rank's matches; reversed for
+ * `-relevance`). A segment whose matches are few lists only them, put in order through the
+ * ordering's ranks instead of walking past the records between them.
+ */
+function segmentsOf<R extends BaseRecord>(def: IndexDef<R>, s: Snapshot, q: IndexQuery, bits: Bits | null, exact: Bits | null, few: number): Segment[] {
+  let segments: Segment[];
+  if (q.ordering === RELEVANCE) {
+    const col = s.orderings.get(def.relevance!)!;
+    const best = orderOf(col, true);
+    segments = rankGroups(s, q, bits!, exact!).map((test, r) => {
+      const prefix = rankPrefix((r + 1) as Rank);
+      return { list: q.descending ? reverseOf(best) : best, test, key: (i: number) => prefix + keyAt(s, col, i, true) };
+    });
+    if (q.descending) segments.reverse();
+  } else {
+    const col: OrderColumn = s.orderings.get(q.ordering)!;
+    segments = [{ list: orderOf(col, q.descending), test: bits, key: (i: number) => keyAt(s, col, i, q.descending) }];
+  }
+  return segments.map((g) => {
+    if (g.test === null || popcount(g.test) > s.n * few) return g;
+    const rank = rankOf(g.list);
+    const positions = new Uint32Array(popcount(g.test));
+    let m = 0;
+    for (let w = 0; w < g.test.length; w++) {
+      for (let v = g.test[w]!; v !== 0; v &= v - 1) positions[m++] = rank[w * 32 + (31 - Math.clz32(v & -v))]!;
+    }
+    positions.sort();
+    return { list: positions.map((p) => g.list[p]!), test: null, key: g.key };
+  });
+}
+
 /**
  * A page of `q` over the snapshot and the deltas since it (later deltas of an id replace earlier
  * ones). Throws for an ordering the index does not have (as the planner does).
@@ -185,45 +299,48 @@ export function evaluate<R extends BaseRecord>(
   /** Tests: the share of matches at most which they are put in order through the ranks (default FEW; 0: always walk, 1: always ranks). */
   few = FEW,
 ): SnapshotPage {
-  const { type, ofVector } = orderingOf(def, q.ordering, q.descending);
-  const col: OrderColumn = s.orderings.get(q.ordering)!;
-  const dir = q.descending ? 'desc' : 'asc';
+  const { descending, keyOf: vectorKey } = listKey(def, q);
   /** Negative when key a comes before key b in list order. */
-  const cmp = (a: string, b: string) => (q.descending ? compareCodePoints(b, a) : compareCodePoints(a, b));
+  const cmp = (a: string, b: string) => (descending ? compareCodePoints(b, a) : compareCodePoints(a, b));
 
   const set = Array.isArray(deltas) ? prepareDeltas(s, deltas as readonly Delta[]) : (deltas as DeltaSet);
-  const cacheKey = `${q.ordering}/${dir}`;
-  let keys = set.keys.get(cacheKey);
-  if (!keys) set.keys.set(cacheKey, (keys = set.vectors.map((v) => sortKey(ofVector(v), type, v.id, dir))));
   const added: { id: string; sk: string }[] = [];
-  set.vectors.forEach((v, x) => {
-    if (matches(v, q)) added.push({ id: v.id, sk: keys[x]! });
-  });
+  if (q.ordering === RELEVANCE) {
+    // A rank depends on the query: keys of the deltas that match it only.
+    for (const v of set.vectors) if (matches(v, q)) added.push({ id: v.id, sk: vectorKey(v) });
+  } else {
+    const cacheKey = `${q.ordering}/${q.descending ? 'desc' : 'asc'}`;
+    let keys = set.keys.get(cacheKey);
+    if (!keys) set.keys.set(cacheKey, (keys = set.vectors.map(vectorKey)));
+    set.vectors.forEach((v, x) => {
+      if (matches(v, q)) added.push({ id: v.id, sk: keys[x]! });
+    });
+  }
   added.sort((a, b) => cmp(a.sk, b.sk));
 
-  const bits = snapshotMatches(s, q, set.live);
+  const { bits, exact } = snapshotMatches(s, q, set.live);
   const matched = bits === null ? s.n : popcount(bits);
-  const order = orderOf(col, q.descending);
-  // The snapshot's candidates in list order: every record (tested against the bits), or only the matches.
-  let list = order;
-  let test = bits;
-  if (bits !== null && matched <= s.n * few) {
-    const rank = rankOf(order);
-    const positions = new Uint32Array(matched);
-    let m = 0;
-    for (let w = 0; w < bits.length; w++) {
-      for (let v = bits[w]!; v !== 0; v &= v - 1) positions[m++] = rank[w * 32 + (31 - Math.clz32(v & -v))]!;
-    }
-    positions.sort();
-    list = positions.map((p) => order[p]!);
-    test = null;
-  }
-  const keyOf = (p: number) => keyAt(s, col, list[p]!, q.descending);
-  const ok = (p: number) => test === null || has(test, list[p]!) === 1;
+  // The segments one after the other make the list; a position of the list is one of a segment.
+  const segments = segmentsOf(def, s, q, bits, exact, few);
+  const starts = segments.map((_, i) => segments.slice(0, i).reduce((n, g) => n + g.list.length, 0));
+  const length = starts.length === 0 ? 0 : starts.at(-1)! + segments.at(-1)!.list.length;
+  /** The segment holding position p. */
+  const segmentAt = (p: number) => {
+    let i = 0;
+    while (i + 1 < segments.length && p >= starts[i + 1]!) i++;
+    return i;
+  };
+  const recordAt = (p: number) => segments[segmentAt(p)]!.list[p - starts[segmentAt(p)]!]!;
+  const keyOf = (p: number) => segments[segmentAt(p)]!.key(recordAt(p));
+  const ok = (p: number) => {
+    const test = segments[segmentAt(p)]!.test;
+    return test === null || has(test, recordAt(p)) === 1;
+  };
+  const entryAt = (p: number) => ({ id: idAt(s, recordAt(p)), sk: keyOf(p) });
   /** The first position whose key is after `k` (or at it, when `atOrAfter`) in list order. */
-  const bound = (length: number, key: (p: number) => string, k: string, atOrAfter: boolean) => {
+  const bound = (n: number, key: (p: number) => string, k: string, atOrAfter: boolean) => {
     let lo = 0;
-    let hi = length;
+    let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const c = cmp(key(mid), k);
@@ -236,11 +353,11 @@ export function evaluate<R extends BaseRecord>(
   const entries: { id: string; sk: string }[] = [];
   const c = q.cursor;
   if (c === null || c.d === 'n') {
-    let p = c === null ? 0 : bound(list.length, keyOf, c.k, c.i === true);
+    let p = c === null ? 0 : bound(length, keyOf, c.k, c.i === true);
     let a = c === null ? 0 : bound(added.length, (x) => added[x]!.sk, c.k, c.i === true);
     while (entries.length <= q.limit) {
-      while (p < list.length && !ok(p)) p++;
-      const fromSnapshot = p < list.length ? { id: idAt(s, list[p]!), sk: keyOf(p) } : null;
+      while (p < length && !ok(p)) p++;
+      const fromSnapshot = p < length ? entryAt(p) : null;
       const fromDeltas = added[a] ?? null;
       if (!fromSnapshot && !fromDeltas) break;
       if (fromSnapshot && (!fromDeltas || cmp(fromSnapshot.sk, fromDeltas.sk) < 0)) {
@@ -261,11 +378,11 @@ export function evaluate<R extends BaseRecord>(
     };
   }
   // Backwards: the last `limit` records before the boundary (or up to it, when it is included).
-  let p = bound(list.length, keyOf, c.k, c.i !== true) - 1;
+  let p = bound(length, keyOf, c.k, c.i !== true) - 1;
   let a = bound(added.length, (x) => added[x]!.sk, c.k, c.i !== true) - 1;
   while (entries.length < q.limit) {
     while (p >= 0 && !ok(p)) p--;
-    const fromSnapshot = p >= 0 ? { id: idAt(s, list[p]!), sk: keyOf(p) } : null;
+    const fromSnapshot = p >= 0 ? entryAt(p) : null;
     const fromDeltas = a >= 0 ? added[a]! : null;
     if (!fromSnapshot && !fromDeltas) break;
     if (fromSnapshot && (!fromDeltas || cmp(fromSnapshot.sk, fromDeltas.sk) > 0)) {
@@ -291,7 +408,7 @@ export function evaluate<R extends BaseRecord>(
  * filters, `sfw=true`); null when nothing matches.
  */
 export function matchAt(s: Snapshot, q: IndexQuery, set: DeltaSet, r: number): string | null {
-  const bits = snapshotMatches(s, q, set.live);
+  const { bits } = snapshotMatches(s, q, set.live);
   const matched = bits === null ? s.n : popcount(bits);
   const added = set.vectors.filter((v) => matches(v, q));
   const total = matched + added.length;

@@ -20,7 +20,10 @@
  *    matches a record exactly when it is a prefix of one of its words, which is what
  *    text.ts matchesTerms checks on `sw` (" t" in sw, or t in sw for such a first character);
  *  - entries (IndexDef.entry, the vectors' `e`: the schedule's airing animes): the record
- *    numbers that have one, ascending, and their entries as one JSON array.
+ *    numbers that have one, ascending, and their entries as one JSON array;
+ *  - relevance (version 3, API.md §8.4; relevance.ts): the words of `name`, its first word,
+ *    each searched field's runs joined by spaces, and 2–3 runs of a field written together,
+ *    each as words → the record numbers having it.
  * Encoded as one byte array (a versioned header, then the sections in the header's order), then
  * gzipped (node:zlib).
  *
@@ -28,18 +31,21 @@
  * with its entries unknown (`null`), as is a snapshot built from vectors that predate them (a
  * compaction over an older vectors object). Its lists are right; what reads the entries
  * refuses it (index-reader.ts indexEntries: 503 until the migration rebuilds the index).
+ * Likewise versions 1 and 2, and snapshots built from vectors without their fields' runs (`sb`),
+ * have no relevance sections (`relevance` null): relevance and `fuzzy` answer 503 over them
+ * until the migration to schema version 7 rebuilds the indexes (docs/decisions.md EX6).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { orderingOf, type Entry, type IndexDef, type Vector } from '../db/catalogue-index.js';
 import type { BaseRecord } from '../db/records.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from '../db/sort-keys.js';
-import { startsWordInsideRun } from '../text.js';
 import { ByteReader, ByteWriter, type PostingLists } from './codec.js';
+import { fieldRuns, firstWord, fullForms, joinedForms, nameWords, searchWords } from './relevance.js';
 
 /** Bumped with every change of the encoding: a reader refuses other versions than these. */
-export const SNAPSHOT_VERSION = 2;
-/** The versions this code reads: 1 (without entries) and the one it writes. */
-const READABLE = [1, SNAPSHOT_VERSION];
+export const SNAPSHOT_VERSION = 3;
+/** The versions this code reads: 1 (without entries), 2 (without relevance) and the one it writes. */
+const READABLE = [1, 2, SNAPSHOT_VERSION];
 const MAGIC = 'CIXS';
 
 /** One ordering's column: values by record number, and the records in ascending order. */
@@ -81,7 +87,23 @@ export interface Snapshot {
   words: Dictionary;
   /** Each record's entry by record number, for those that have one; null: not known (see above). */
   entries: Map<number, Entry> | null;
+  /** What relevance and `fuzzy` compare (relevance.ts); null: not known (see above). */
+  relevance: RelevanceWords | null;
 }
+
+/** Per record, the words relevance and `fuzzy` compare (API.md §8.4; relevance.ts), as dictionaries. */
+export interface RelevanceWords {
+  /** The words of `name` (rank 3). */
+  names: Dictionary;
+  /** The first word of `name` (rank 2). */
+  firsts: Dictionary;
+  /** Each field's runs joined by spaces (rank 1). */
+  fulls: Dictionary;
+  /** Two and three consecutive runs of a field written together (`fuzzy`). */
+  joined: Dictionary;
+}
+
+const RELEVANCE_PARTS = ['names', 'firsts', 'fulls', 'joined'] as const;
 
 export const idAt = (s: Snapshot, i: number): string => s.ids.slice(i * s.idLength, (i + 1) * s.idLength);
 
@@ -128,24 +150,6 @@ export function orderOf(c: OrderColumn, descending: boolean): Uint32Array {
   out.set(c.asc.subarray(c.valued), at);
   c.desc = out;
   return out;
-}
-
-/**
- * The words of a search text (text.ts searchText) that a term may be a prefix of: its runs, and
- * inside a run its rest from each Han, kana or Hangul character.
- */
-export function searchWords(sw: string): string[] {
-  const words = new Set<string>();
-  for (const run of sw.split(' ')) {
-    if (run === '') continue;
-    words.add(run);
-    let i = 0;
-    for (const ch of run) {
-      if (i > 0 && startsWordInsideRun(ch)) words.add(run.slice(i));
-      i += ch.length;
-    }
-  }
-  return [...words];
 }
 
 /** Sorted values → sorted record lists, from each record's values. */
@@ -196,7 +200,17 @@ export function buildSnapshot<R extends BaseRecord>(def: IndexDef<R>, vectors: r
     numbers: new Map(),
     words: dictionary(n, (i) => searchWords(sorted[i]!.sw)),
     entries: null,
+    relevance: null,
   };
+  if (sorted.every((v) => v.sb)) {
+    const fields = sorted.map((v) => fieldRuns(v.sw, v.sb));
+    snap.relevance = {
+      names: dictionary(n, (i) => nameWords(fields[i]!)),
+      firsts: dictionary(n, (i) => firstWord(fields[i]!)),
+      fulls: dictionary(n, (i) => fullForms(fields[i]!)),
+      joined: dictionary(n, (i) => joinedForms(fields[i]!)),
+    };
+  }
   if (entriesKnown || !def.entry) {
     snap.entries = new Map();
     sorted.forEach((v, i) => v.e && snap.entries!.set(i, v.e));
@@ -242,6 +256,8 @@ interface Header {
   numbers: string[];
   /** Whether the entries section follows (version 2; version 1 has none). */
   entries?: boolean;
+  /** Whether the relevance sections follow (version 3; earlier ones have none). */
+  relevance?: boolean;
 }
 
 const writePostings = (w: ByteWriter, d: Dictionary) => {
@@ -277,6 +293,7 @@ export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uin
     filters: [...s.filters.keys()],
     numbers: [...s.numbers.keys()],
     entries: s.entries !== null,
+    relevance: s.relevance !== null,
   };
   w.text(JSON.stringify(header));
   section('header');
@@ -311,6 +328,14 @@ export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uin
     w.text(JSON.stringify(numbers.map((i) => s.entries!.get(i))));
     section('entries');
   }
+  if (s.relevance) {
+    for (const part of RELEVANCE_PARTS) {
+      w.strings(s.relevance[part].values);
+      section(`relevance words`);
+      writePostings(w, s.relevance[part]);
+      section(`relevance postings`);
+    }
+  }
   return w.done();
 }
 
@@ -327,7 +352,7 @@ export function decodeSnapshot<R extends BaseRecord>(def: IndexDef<R>, bytes: Ui
   if (JSON.stringify(found) !== JSON.stringify(expected)) throw new Error(`snapshot: built for ${JSON.stringify(found)}, not ${JSON.stringify(expected)}`);
   const ids = r.text();
   if (ids.length !== h.n * h.idLength) throw new Error('snapshot: the ids do not add up');
-  const s: Snapshot = { version, kind: h.kind, n: h.n, idLength: h.idLength, ids, orderings: new Map(), filters: new Map(), numbers: new Map(), words: { values: [], lists: { offsets: new Uint32Array(1), recs: new Uint32Array(0) } }, entries: null };
+  const s: Snapshot = { version, kind: h.kind, n: h.n, idLength: h.idLength, ids, orderings: new Map(), filters: new Map(), numbers: new Map(), words: { values: [], lists: { offsets: new Uint32Array(1), recs: new Uint32Array(0) } }, entries: null, relevance: null };
   for (const o of h.orderings) {
     const col: OrderColumn = { name: o.name, type: o.type, numeric: o.numeric, nums: null, strs: null, idSuffix: o.idSuffix === true, asc: new Uint32Array(0), groups: new Uint8Array(0), valued: o.valued };
     if (o.numeric) col.nums = r.f64s(h.n);
@@ -347,6 +372,10 @@ export function decodeSnapshot<R extends BaseRecord>(def: IndexDef<R>, bytes: Ui
     const entries = JSON.parse(r.text()) as Entry[];
     if (entries.length !== numbers.length || numbers.some((i, x) => i >= h.n || (x > 0 && i <= numbers[x - 1]!))) throw new Error('snapshot: the entries do not add up');
     s.entries = new Map(entries.map((e, x) => [numbers[x]!, e]));
+  }
+  if (h.relevance === true) {
+    const [names, firsts, fulls, joined] = RELEVANCE_PARTS.map(() => readDictionary(r)) as [Dictionary, Dictionary, Dictionary, Dictionary];
+    s.relevance = { names, firsts, fulls, joined };
   }
   r.end();
   return s;

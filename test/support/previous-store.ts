@@ -246,8 +246,8 @@ export function asVersion1(bytes: Uint8Array): Uint8Array {
   const r = new ByteReader(bytes);
   const magic = [r.u8(), r.u8(), r.u8(), r.u8()];
   r.u32();
-  const { entries, ...header } = JSON.parse(r.text()) as { entries?: boolean };
-  if (entries !== false) throw new Error('asVersion1: the snapshot has entries');
+  const { entries, relevance, ...header } = JSON.parse(r.text()) as { entries?: boolean; relevance?: boolean };
+  if (entries !== false || relevance !== false) throw new Error('asVersion1: the snapshot has entries or relevance words');
   const w = new ByteWriter();
   for (const b of magic) w.u8(b);
   w.u32(1);
@@ -271,7 +271,7 @@ export async function toVersion3(): Promise<void> {
     const pk = String(item.pk);
     if (new RegExp(`^${animeIndex.kind}#[^#]+$`).test(pk) && item.sk === 'R') puts.push(...[scheduleDigestItem(item.rec as AnimeRecord)].filter((i) => i !== null));
     if (pk === indexPk(animeIndex.kind) && String(item.sk).startsWith('D#') && item.v) {
-      const { e: _e, ...v } = item.v as Record<string, unknown>;
+      const { e: _e, sb: _sb, ...v } = item.v as Record<string, unknown>;
       puts.push({ ...item, v });
     }
   }
@@ -287,7 +287,7 @@ export async function toVersion3(): Promise<void> {
 export async function animeIndexAsVersion3(): Promise<void> {
   const def = animeIndex as unknown as IndexDef<BaseRecord>;
   const pointer = (await readPointer(def.kind))!;
-  const vectors = [...(await loadVectors(def.kind, pointer)).values()].map(({ e: _e, ...v }) => v);
+  const vectors = [...(await loadVectors(def.kind, pointer)).values()].map(({ e: _e, sb: _sb, ...v }) => v);
   const name = indexVersionName(pointer.version);
   await putIndexObject(indexObjectKey(def.kind, name, 'snapshot'), new Uint8Array(gzipSync(asVersion1(encodeSnapshot(buildSnapshot(def, vectors, false))))));
   await putIndexObject(indexObjectKey(def.kind, name, 'vectors'), encodeVectors({ kind: def.kind, seq: pointer.seq, vectors }));

@@ -134,3 +134,87 @@ export function referenceList<T extends { id: string }>(records: readonly T[], s
   });
   return keyed.map((k) => k.r);
 }
+
+/** Optimal string alignment distance (Damerau–Levenshtein, a swap of neighbours one edit), on code points. */
+export function osaDistance(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  const d = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[x.length]![y.length]!;
+}
+
+/**
+ * §8.4 `fuzzy=true`, for one term: a term of 4–7 characters matches a word whose prefix of the
+ * term's length ±1 is within distance 1 of it (8 or more characters: 2); any term of 4 or more
+ * also matches 2 or 3 consecutive words of the same field written together that it is a prefix of.
+ */
+function fuzzyMatches(fields: readonly string[], term: string): boolean {
+  const length = [...term].length;
+  if (length < 4) return false;
+  const allowed = length >= 8 ? 2 : 1;
+  const typo = fields.flatMap(words).some((w) => {
+    const chars = [...w];
+    return [length - 1, length, length + 1].some((n) => n >= 1 && n <= chars.length && osaDistance(term, chars.slice(0, n).join('')) <= allowed);
+  });
+  const together = fields.some((f) => {
+    const runs = normalize(f).match(RUN) ?? [];
+    return runs.some((_, i) => [2, 3].some((n) => i + n <= runs.length && runs.slice(i, i + n).join('').startsWith(term)));
+  });
+  return typo || together;
+}
+
+export interface RelevanceSpec<T> {
+  q: string;
+  fuzzy: boolean;
+  /** The list's search fields for a record, its `name` first (array fields flattened: each value a field). */
+  searchFields: (r: T) => string[];
+  where?: (r: T) => boolean;
+  /** The number ordering each rank, descending (`members`, `favorites`, …); null last. */
+  by: (r: T) => number | string | null;
+  /** `-relevance`: the whole list reversed. */
+  reverse: boolean;
+}
+
+/**
+ * A list ordered by relevance (§8.4), from the contract's text: the matches (with `fuzzy`, a term
+ * also matches as fuzzyMatches says; words of 1–3 characters as without it) in rank order — (1) a
+ * field whose words joined by spaces equal the terms joined by spaces, (2) every term starts a
+ * word of `name` and the first term starts its first word, (3) every term starts a word of `name`,
+ * (4) the other matches, (5) the matches of `fuzzy` alone — then `by` descending (null last), then
+ * `id` ascending.
+ */
+export function referenceRelevance<T extends { id: string }>(records: readonly T[], spec: RelevanceSpec<T>): T[] {
+  const ts = terms(spec.q);
+  if (ts.length === 0) throw new RangeError('relevance needs terms (400)');
+  const rankOf = (r: T): number | null => {
+    const fields = spec.searchFields(r);
+    const exact = matches(fields, ts);
+    if (!exact && !(spec.fuzzy && ts.every((t) => matches(fields, [t]) || fuzzyMatches(fields, t)))) return null;
+    if (!exact) return 5;
+    if (fields.some((f) => (normalize(f).match(RUN) ?? []).join(' ') === ts.join(' ') && f.trim() !== '')) return 1;
+    const name = fields[0] ?? '';
+    if (!matches([name], ts)) return 4;
+    const first = (normalize(name).match(RUN) ?? [])[0] ?? '';
+    return first.startsWith(ts[0]!) ? 2 : 3;
+  };
+  const ranked = records.filter((r) => spec.where?.(r) ?? true).flatMap((r) => {
+    const rank = rankOf(r);
+    return rank === null ? [] : [{ r, rank, v: spec.by(r) }];
+  });
+  ranked.sort((a, b) => {
+    if (a.rank !== b.rank) return a.rank - b.rank;
+    if (a.v !== b.v) {
+      if (a.v === null || b.v === null) return a.v === null ? 1 : -1;
+      return typeof a.v === 'number' && typeof b.v === 'number' ? b.v - a.v : compareCodePoints(String(b.v), String(a.v));
+    }
+    return compareCodePoints(a.r.id, b.r.id);
+  });
+  const out = ranked.map((k) => k.r);
+  return spec.reverse ? out.reverse() : out;
+}

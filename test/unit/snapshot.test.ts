@@ -19,11 +19,12 @@ import { vectorOf, vectorPage, type IndexQuery } from '../../shared/db/catalogue
 import { sortKey } from '../../shared/db/sort-keys.js';
 import type { Cursor } from '../../shared/db/sort-keys.js';
 import { entryRows, evaluate, prepareDeltas, type Delta } from '../../shared/search/evaluate.js';
-import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot, searchWords } from '../../shared/search/snapshot.js';
+import { buildSnapshot, encodeSnapshot, orderOf, packSnapshot, SNAPSHOT_VERSION, unpackSnapshot, decodeSnapshot } from '../../shared/search/snapshot.js';
+import { searchWords } from '../../shared/search/relevance.js';
 import { matchesTerms, queryTerms, searchText } from '../../shared/text.js';
 import { ByteReader, ByteWriter } from '../../shared/search/codec.js';
 import { asVersion1 } from '../support/previous-store.js';
-import { referenceList } from '../support/reference-list.js';
+import { referenceList, referenceRelevance } from '../support/reference-list.js';
 import { animeArb, FILTERS, GENRES, placeAsARunWould, queryArb, record, where, type Generated, type Query } from '../support/random-animes.js';
 
 const ID_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
@@ -178,6 +179,48 @@ describe('the in-memory index snapshot', () => {
     );
   });
 
+  it('ranks by relevance and matches fuzzily exactly as the brute force of §8.4, to the end and back, through deltas of every kind', () => {
+    // Exact words, typos (dropped, swapped, doubled letters), words written together, and terms the ranks tell apart.
+    const phraseArb = fc.constantFrom('Shingeki no Kyojin', 'Kyojin', 'Love Live! School', 'Live Love', 'Re:Zero kara', 'Full Metal Panic', 'Fullmetal', 'Café Ōkami', 'Pokémon 2', 'Straße x', 'Shingeki', '進撃の巨人');
+    const relevanceQ = fc.constantFrom('rezero', 'rezerokara', 'fullmetal', 'fulmetal', 'full metal', 'fullmetalpanic', 'zero', 'shingeki no kyojin', 'shingeki', 'kyojin', 'no kyo', 'love live', 'live', 'shingkei', 'shngeki', 'kyoijn', 'pokmeon', 'pokemonn', 'okamii', 'strase', 'strassse', 'schoool', 'shingekino', 'nokyojin', 'cafeschool', 'lovelive', 'jojoss', 'caf', 'cafe 2', '巨人', 'まどか', 'shingeki kyoijn', 'x');
+    fc.assert(
+      fc.property(worldArb, fc.array(phraseArb, { minLength: 100, maxLength: 100 }), fc.array(fc.tuple(queryArb, relevanceQ, fc.boolean(), fc.boolean(), idsPickArb, excludedArb), { minLength: 6, maxLength: 6 }), (world, phrases, queries) => {
+        // Names from a few phrases, so that words written together, typos and the ranks meet often (in the snapshot and in the deltas).
+        let next = 0;
+        const named = (g: Generated): Generated => ({ ...g, name: phrases[next++ % phrases.length]!, alternative_names: next % 3 === 0 ? [phrases[next++ % phrases.length]!] : g.alternative_names });
+        const w = { ...world, bodies: world.bodies.map(named), changes: world.changes.map(named), added: world.added.map(named) };
+        const { before, now, deltas } = history(w);
+        const snapshot = unpackSnapshot(animeIndex, packSnapshot(buildSnapshot(animeIndex, before.map((r) => vectorOf(animeIndex, r)))));
+        for (const [q, text, fuzzy, reverse, pick, excluded] of queries) {
+          const ids = idsOf(w, pick);
+          const extra: Extra = { ...(ids ? { ids } : {}), ...(excluded ? { excluded } : {}) };
+          const spec = {
+            q: text,
+            fuzzy,
+            searchFields: (r: AnimeRecord) => [r.name, r.name_jpn, r.name_rom, ...r.alternative_names],
+            where: (r: AnimeRecord) => where({ ...q, q: undefined })(r) && (ids === undefined || ids.has(r.id)) && !excludes(excluded, r),
+            by: (r: AnimeRecord) => r.members,
+            reverse,
+          };
+          const base = { ...indexQuery({ ...q, q: text } as Query, 'relevance', reverse, extra), ...(fuzzy ? { fuzzy: true } : {}) };
+          const shown = { q: text, fuzzy, reverse, ids: ids && [...ids], excluded };
+          for (const [records, ds, source] of [[now, deltas, 'now'], [before, [], 'snapshot']] as const) {
+            const got = walk(snapshot, [...ds], [...records], base);
+            const expected = referenceRelevance(records, spec).map((r) => r.id);
+            expect(got.forward, JSON.stringify({ ...shown, source })).toEqual(expected);
+            expect(got.backward, JSON.stringify({ ...shown, source, backward: true })).toEqual(expected);
+          }
+          // Fuzzy matching under another ordering: the same records as relevance finds, in that ordering's order.
+          if (fuzzy) {
+            const got = walk(snapshot, deltas, now, { ...base, ordering: q.ordering, descending: q.descending });
+            expect(new Set(got.forward)).toEqual(new Set(referenceRelevance(now, spec).map((r) => r.id)));
+          }
+        }
+      }),
+      { numRuns: 150, seed: 20 },
+    );
+  });
+
   it('orders each ordering as its partitions do: ascending by sort key, descending by sort key backwards', () => {
     fc.assert(
       fc.property(fc.uniqueArray(idArb, { minLength: 1, maxLength: 60 }), fc.array(animeArb, { minLength: 60, maxLength: 60 }), (ids, bodies) => {
@@ -266,8 +309,9 @@ describe("a snapshot's entries and the snapshots without them", () => {
     expect(old.entries).toBeNull();
     expect(entryRows(animeIndex, old, prepareDeltas(old, []))).toBeNull();
     // Everything else is what this code builds from the same vectors without their entries.
-    const now = buildSnapshot(animeIndex, vectors, false);
+    const now = buildSnapshot(animeIndex, vectors.map(({ sb: _sb, ...v }) => v), false);
     expect(now.entries).toBeNull();
+    expect(now.relevance).toBeNull();
     expect({ ...old, version: SNAPSHOT_VERSION }).toEqual(now);
     const q: IndexQuery = { ordering: 'score', descending: true, limit: 2, cursor: null, terms: [], equals: { status: 'airing' } };
     expect(evaluate(animeIndex, old, q)).toEqual(evaluate(animeIndex, buildSnapshot(animeIndex, vectors), q));
