@@ -1777,10 +1777,12 @@ export interface operations {
     "animes.list": {
         parameters: {
             query?: {
-                /** @description One of name, aired_from, score, members, favorites, rank, popularity, created_at, updated_at; prefix with - for descending. Default name. */
+                /** @description One of name, aired_from, score, members, favorites, rank, popularity, created_at, updated_at, relevance; prefix with - for descending. Default name. */
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description true: with q, a term of 4–7 characters also matches a word within one typo of it (8 or more: two), and words written together (rezero). */
+                fuzzy?: "true" | "false";
                 media_type?: "tv" | "ova" | "movie" | "special" | "ona" | "music";
                 status?: "airing" | "finished" | "upcoming";
                 season?: "winter" | "spring" | "summer" | "fall";
@@ -4108,10 +4110,12 @@ export interface operations {
     "characters.list": {
         parameters: {
             query?: {
-                /** @description One of name, favorites, members, created_at; prefix with - for descending. Default name. */
+                /** @description One of name, favorites, members, created_at, relevance; prefix with - for descending. Default name. */
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description true: with q, a term of 4–7 characters also matches a word within one typo of it (8 or more: two), and words written together (rezero). */
+                fuzzy?: "true" | "false";
                 anime?: string;
                 manga?: string;
                 role?: "main" | "supporting";
@@ -7712,10 +7716,12 @@ export interface operations {
     "mangas.list": {
         parameters: {
             query?: {
-                /** @description One of name, published_from, score, members, favorites, rank, popularity, created_at, updated_at; prefix with - for descending. Default name. */
+                /** @description One of name, published_from, score, members, favorites, rank, popularity, created_at, updated_at, relevance; prefix with - for descending. Default name. */
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description true: with q, a term of 4–7 characters also matches a word within one typo of it (8 or more: two), and words written together (rezero). */
+                fuzzy?: "true" | "false";
                 media_type?: "manga" | "light_novel" | "novel" | "oneshot" | "doujinshi" | "manhwa" | "manhua" | "oel";
                 status?: "publishing" | "finished" | "upcoming" | "on_hiatus" | "discontinued";
                 genre?: string;
@@ -9523,10 +9529,12 @@ export interface operations {
     "news.list": {
         parameters: {
             query?: {
-                /** @description One of created_at, name; prefix with - for descending. Default -created_at. */
+                /** @description One of created_at, name, relevance; prefix with - for descending. Default -created_at. */
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description true: with q, a term of 4–7 characters also matches a word within one typo of it (8 or more: two), and words written together (rezero). */
+                fuzzy?: "true" | "false";
                 tag?: "pending" | "new_anime" | "new_manga" | "spoiler" | "review" | "interview" | "event" | "recommendation";
                 anime?: string;
                 manga?: string;
@@ -10339,10 +10347,12 @@ export interface operations {
     "persons.list": {
         parameters: {
             query?: {
-                /** @description One of name, birthday, favorites, created_at; prefix with - for descending. Default name. */
+                /** @description One of name, birthday, favorites, created_at, relevance; prefix with - for descending. Default name. */
                 ordering?: string;
                 /** @description Search: every term must be a prefix of a word of the searched fields. */
                 q?: string;
+                /** @description true: with q, a term of 4–7 characters also matches a word within one typo of it (8 or more: two), and words written together (rezero). */
+                fuzzy?: "true" | "false";
                 category?: "director" | "voice_actor" | "artist" | "writer" | "producer" | "other";
                 language?: "japanese" | "english" | "spanish" | "french" | "german" | "italian" | "portuguese" | "korean" | "chinese";
                 /** @description Only these records: a comma-separated list of 1–100 distinct ids (ids of no record are simply absent). */

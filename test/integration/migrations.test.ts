@@ -35,12 +35,13 @@ import { storeV3 } from '../../shared/domain/store-v3.js';
 import { storeV4 } from '../../shared/domain/store-v4.js';
 import { storeV5 } from '../../shared/domain/store-v5.js';
 import { storeV6 } from '../../shared/domain/store-v6.js';
+import { storeV7 } from '../../shared/domain/store-v7.js';
 import { catalogue, type Kind } from '../bench/catalogue-data.js';
 import { community } from '../bench/community-data.js';
 import { LOADABLE_KINDS, loadCatalogue } from '../bench/load-catalogue.js';
 import { loadCommunity, type TitleLookup } from '../bench/load-community.js';
 import { instrumentSdk, itemsWritten } from '../bench/sdk-calls.js';
-import { leftOrderingEntries, toVersion1, toVersion3, toVersion4, toVersion5 } from '../support/previous-store.js';
+import { leftOrderingEntries, toVersion1, toVersion3, toVersion4, toVersion5, toVersion6 } from '../support/previous-store.js';
 import { publishedVectors, recount } from '../support/recount.js';
 import { scanAll, sortKeys, type Item } from '../support/tables.js';
 
@@ -203,6 +204,8 @@ describe('migrating a store of schema version 1', () => {
     expect(report.steps[3]!.summary).toEqual({ deleted: 0 });
     // Version 6: the genres and themes the current code wrote have `explicit` already.
     expect(report.steps[4]!.summary).toEqual({ genres: 0, themes: 0 });
+    // Version 7: the indexes version 3 published from the records have the relevance words already.
+    expect(report.steps[5]!.summary).toEqual({ indexes: 0, records: 0 });
     expect(summary).toMatchObject({ titles: cat.sizes.anime + cat.sizes.manga, reviews, listsRemoved: LEFT_LISTS.length, entriesRemoved: leftEntries.length, sweeps: 2 });
     expect(progress.filter((p) => p.phase === 'titles').at(-1)).toMatchObject({ done: cat.sizes.anime + cat.sizes.manga, total: cat.sizes.anime + cat.sizes.manga });
     console.log(`migrated ${after.size} items (${previous.deleted} deleted and ${previous.put} put to make the old store) in ${report.seconds.toFixed(1)} s: ${JSON.stringify(summary)}`);
@@ -273,7 +276,7 @@ describe('migrating a store of schema version 3', () => {
 
     const report = await migrateStore({ segments: 3 });
     expect(report).toMatchObject({ from: 3, to: SCHEMA_VERSION });
-    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }, { deleted: voiceItems }, { genres: 0, themes: 0 }]);
+    expect(report.steps.map((s) => s.summary)).toEqual([{ records: cat.sizes.anime, snapshots: 1, deleted: digest.length }, { deleted: voiceItems }, { genres: 0, themes: 0 }, { indexes: 0, records: 0 }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
     expectSameItems(after, reference, false);
@@ -302,7 +305,7 @@ describe('migrating a store of schema version 4', () => {
 
     const report = await migrateStore({ segments: 3 });
     expect(report).toMatchObject({ from: 4, to: SCHEMA_VERSION });
-    expect(report.steps.map((s) => s.summary)).toEqual([{ deleted: voiceItems }, { genres: 0, themes: 0 }]);
+    expect(report.steps.map((s) => s.summary)).toEqual([{ deleted: voiceItems }, { genres: 0, themes: 0 }, { indexes: 0, records: 0 }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
     // The anime index is the one the previous test rebuilt (a later version than the reference's).
@@ -326,7 +329,7 @@ describe('migrating a store of schema version 5', () => {
     const report = await migrateStore({ segments: 3 });
     expect(report).toMatchObject({ from: 5, to: SCHEMA_VERSION });
     const n = (kind: string) => stripped.filter((i) => String(i.pk).startsWith(`${kind}#`)).length;
-    expect(report.steps.map((s) => s.summary)).toEqual([{ genres: n('GENRE'), themes: n('THEME') }]);
+    expect(report.steps.map((s) => s.summary)).toEqual([{ genres: n('GENRE'), themes: n('THEME') }, { indexes: 0, records: 0 }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
     // The store as before, each rewritten record at its next revision.
@@ -339,6 +342,39 @@ describe('migrating a store of schema version 5', () => {
 
     recorder.take();
     expect(await storeV6.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined })).toEqual({ genres: 0, themes: 0 });
+    expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
+  }, 300_000);
+});
+
+describe('migrating a store of schema version 6', () => {
+  it('rebuilds every title index with what relevance compares; until then relevance and fuzzy answer 503, the other lists as before', async () => {
+    const before = await scanAll(table());
+    await toVersion6();
+    expect(await storeVersion()).toBe(6);
+    // A function of this code over version 6's indexes.
+    forgetIndexes();
+    const byName = { ordering: 'name', descending: false, limit: 5, cursor: null, terms: ['a'], equals: {} };
+    const named = await indexPage(animeIndex, byName);
+    await expect(indexPage(animeIndex, { ...byName, ordering: 'relevance' })).rejects.toThrow(Unavailable);
+    await expect(indexPage(animeIndex, { ...byName, fuzzy: true })).rejects.toThrow(Unavailable);
+
+    const report = await migrateStore({ segments: 3 });
+    expect(report).toMatchObject({ from: 6, to: SCHEMA_VERSION });
+    const titles = cat.sizes.anime + cat.sizes.manga + cat.sizes.character + cat.sizes.person + cat.sizes.news;
+    expect(report.steps.map((s) => s.summary)).toEqual([{ indexes: 5, records: titles }]);
+    const after = await scanAll(table());
+    expect(recount(after, await publishedVectors(after))).toEqual([]);
+    expect(await storeVersion()).toBe(SCHEMA_VERSION);
+    // The same function sees the pointers move: relevance answers, and the other lists are as they were.
+    expect((await indexPage(animeIndex, byName)).entries).toEqual(named.entries);
+    const ranked = await indexPage(animeIndex, { ...byName, ordering: 'relevance', limit: 100 });
+    expect(ranked.entries.length).toBeGreaterThan(0);
+    expect(new Set(ranked.entries.map((e) => e.id))).toEqual(new Set((await indexPage(animeIndex, { ...byName, limit: 100 })).entries.map((e) => e.id)));
+    // Only the index objects' pointers and the rebuilt indexes' items changed.
+    expect([...after.keys()].filter((k) => !before.has(k) && !/^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#IX /.test(k))).toEqual([]);
+
+    recorder.take();
+    expect(await storeV7.run({ concurrency: 4, segments: 3, checkpoint: null, save: async () => undefined, progress: () => undefined })).toEqual({ indexes: 0, records: 0 });
     expect(recorder.take().filter((c) => itemsWritten(c) > 0).map((c) => c.operation)).toEqual([]);
   }, 300_000);
 });

@@ -365,3 +365,45 @@ export async function toVersion5(): Promise<Item[]> {
   await writeItems([{ pk: 'SCHEMA', sk: 'V', version: 5, at: new Date().toISOString() }, ...puts]);
   return puts.filter((i) => i.sk === 'R');
 }
+
+/** Snapshot bytes of the current format, without relevance words, as format version 2 wrote them: a header without `relevance`. */
+export function asVersion2(bytes: Uint8Array): Uint8Array {
+  const r = new ByteReader(bytes);
+  const magic = [r.u8(), r.u8(), r.u8(), r.u8()];
+  r.u32();
+  const { relevance, ...header } = JSON.parse(r.text()) as { relevance?: boolean };
+  if (relevance !== false) throw new Error('asVersion2: the snapshot has relevance words');
+  const w = new ByteWriter();
+  for (const b of magic) w.u8(b);
+  w.u32(2);
+  w.text(JSON.stringify(header));
+  w.bytes(bytes.subarray(r.at));
+  return w.done();
+}
+
+/**
+ * Rewrites the table of TABLE_NAME (written by the current code, every title index published)
+ * into what schema version 6 would hold: each index's vectors without the runs of each field
+ * (`sb`) — its snapshot (format version 2, no relevance words) and vectors object under a new
+ * name that the pointer (same version and number) names, and its deltas —; the version item at 6.
+ */
+export async function toVersion6(): Promise<void> {
+  const all = await scanAll(process.env.TABLE_NAME!, { schema: true });
+  const puts: Item[] = [{ pk: 'SCHEMA', sk: 'V', version: 6, at: new Date().toISOString() }];
+  for (const item of all.values()) {
+    if (INDEXES.some((d) => String(item.pk) === indexPk(d.kind)) && String(item.sk).startsWith('D#') && item.v) {
+      const { sb: _sb, ...v } = item.v as Record<string, unknown>;
+      puts.push({ ...item, v });
+    }
+  }
+  for (const def of INDEXES) {
+    const pointer = await readPointer(def.kind);
+    if (!pointer) continue;
+    const vectors = [...(await loadVectors(def.kind, pointer)).values()].map(({ sb: _sb, ...v }) => v);
+    const name = indexVersionName(pointer.version);
+    await putIndexObject(indexObjectKey(def.kind, name, 'snapshot'), new Uint8Array(gzipSync(asVersion2(encodeSnapshot(buildSnapshot(def, vectors))))));
+    await putIndexObject(indexObjectKey(def.kind, name, 'vectors'), encodeVectors({ kind: def.kind, seq: pointer.seq, vectors }));
+    puts.push({ ...pointerKey(def.kind), ...pointer, name });
+  }
+  await writeItems(puts);
+}
