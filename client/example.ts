@@ -40,3 +40,15 @@ export async function fromMyAnimeList(baseUrl: string, malId: number, held: read
   if (current.error) throw new Error(`refresh failed: ${current.error.detail}`);
   return { anime: byMal.data.results[0] ?? null, current: current.data.results };
 }
+
+/**
+ * Search as the user types, typos and all: `fuzzy` also matches a word within one typo (two for
+ * words of 8 or more letters) and words written together (`rezero`); `ordering=relevance` puts
+ * the best matches first (a name that is the query, then names that start with it, …).
+ */
+export async function searchAsTyped(baseUrl: string, typed: string) {
+  const api = createCatalogueClient({ baseUrl });
+  const found = await api.GET('/api/animes/', { params: { query: { q: typed, fuzzy: 'true', ordering: 'relevance', fields: 'name', limit: 10 } } });
+  if (found.error) throw new Error(`search failed: ${found.error.detail}`);
+  return found.data.results.map((r) => r.name);
+}

@@ -33,6 +33,7 @@ import { ID_LENGTH } from '../../shared/ids.js';
 import { evaluate, prepareDeltas, type Delta, type DeltaSet } from '../../shared/search/evaluate.js';
 import { buildSnapshot, decodeSnapshot, encodeSnapshot, packSnapshot, type Snapshot } from '../../shared/search/snapshot.js';
 import { queryTerms } from '../../shared/text.js';
+import { RELEVANCE } from '../../shared/search/relevance.js';
 import { catalogue, queryMatrix, type Kind } from './catalogue-data.js';
 import { loadCatalogue } from './load-catalogue.js';
 import { int, percentile, table } from './stats.js';
@@ -42,7 +43,7 @@ const LISTED: readonly Listed[] = ['anime', 'manga', 'character', 'person', 'new
 const INDEXES: Record<Listed, IndexDef<BaseRecord>> = { anime: animeIndex, manga: mangaIndex, character: characterIndex, person: personIndex, news: newsIndex } as never;
 const LIMIT = 25;
 const DELTAS = 1_000;
-const SECTIONS = ['ids', 'ordering values', 'ordering permutations', 'filter values', 'filter postings', 'range numbers', 'words', 'word postings', 'entries'];
+const SECTIONS = ['ids', 'ordering values', 'ordering permutations', 'filter values', 'filter postings', 'range numbers', 'words', 'word postings', 'entries', 'relevance words', 'relevance postings'];
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
@@ -51,7 +52,8 @@ const msOf = (v: number) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 /** The vectors of each listed kind, from the cache in `dir` or computed (about a minute at `mal`). */
 async function vectors(dir: string, seed: number, today: string): Promise<Record<Listed, Vector[]>> {
   // `entries`: the vectors carry their entries (IndexDef.entry, the schedule's airing animes; decision O15).
-  const file = join(dir, `vectors-mal-ranked-entries-${seed}-${today}.json`);
+  // `sb`: each searched field's runs (relevance, API.md §8.4).
+  const file = join(dir, `vectors-mal-ranked-entries-sb-${seed}-${today}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<Listed, Vector[]>;
   const cat = catalogue({ scale: 'mal', seed, today });
   const out: Record<Listed, Vector[]> = { anime: [], manga: [], character: [], person: [], news: [] };
@@ -95,6 +97,17 @@ interface Shape {
   equals: Record<string, string>;
   atLeast: Record<string, number>;
   terms: string[];
+  /** `fuzzy=true` (API.md §8.4). */
+  fuzzy?: boolean;
+}
+
+/** A typo in the longest term of 5 or more letters (its middle letter dropped), for the fuzzy shapes; null when none has 5. */
+function typo(terms: readonly string[]): string[] | null {
+  const longest = [...terms].sort((a, b) => [...b].length - [...a].length)[0];
+  if (!longest || [...longest].length < 5) return null;
+  const chars = [...longest];
+  chars.splice(chars.length >> 1, 1);
+  return terms.map((t) => (t === longest ? chars.join('') : t));
 }
 
 /** The query shapes of a kind: everything, the query matrix's `q`, one-letter `q`, each filter's most and least common value, combinations, `min_score`. */
@@ -125,6 +138,12 @@ function shapes(s: Snapshot, matrix: readonly { label: string; q: string }[]): S
   }
   const common = matrix.find((m) => m.label === 'common')?.q;
   if (common && names[0]) out.push({ label: `q common + ${names[0]}`, equals: { [names[0]]: most[names[0]]! }, atLeast: {}, terms: terms(common) });
+  // `fuzzy=true` (§8.4): each `q` as it is, and with a typo in its longest word.
+  for (const shape of out.filter((x) => x.terms.length > 0)) {
+    out.push({ ...shape, label: `${shape.label}, fuzzy`, fuzzy: true });
+    const typoed = typo(shape.terms);
+    if (typoed) out.push({ ...shape, label: `${shape.label} with a typo (${typoed.join(' ')}), fuzzy`, terms: typoed, fuzzy: true });
+  }
   return out;
 }
 
@@ -143,16 +162,20 @@ function deltasOf(vs: readonly Vector[], n: number): Delta[] {
 function evaluation(def: IndexDef<BaseRecord>, s: Snapshot, all: Shape[], deltas: DeltaSet, pages: number) {
   const first: number[] = [];
   const later: number[] = [];
+  /** The pages of `q` with relevance or `fuzzy` (§8.4), first and later. */
+  const ranked: number[] = [];
   const worst: { ms: number; what: string }[] = [];
   const orderings = [...Object.keys(def.orderings).flatMap((o) => [[o, false], [o, true]] as const), ...Object.keys(def.derived ?? {}).map((o) => [o, false] as const)];
   for (const shape of all) {
-    for (const [ordering, descending] of orderings) {
-      let q: IndexQuery = { ordering, descending, limit: LIMIT, cursor: null, terms: shape.terms, equals: shape.equals, atLeast: shape.atLeast };
+    const relevance = shape.terms.length > 0 && def.relevance ? ([[RELEVANCE, false], [RELEVANCE, true]] as const) : [];
+    for (const [ordering, descending] of [...orderings, ...relevance]) {
+      let q: IndexQuery = { ordering, descending, limit: LIMIT, cursor: null, terms: shape.terms, equals: shape.equals, atLeast: shape.atLeast, ...(shape.fuzzy ? { fuzzy: true } : {}) };
       for (let p = 0; p < pages; p++) {
         const t0 = performance.now();
         const page = evaluate(def, s, q, deltas);
         const t = performance.now() - t0;
         (p === 0 ? first : later).push(t);
+        if (ordering === RELEVANCE || shape.fuzzy) ranked.push(t);
         worst.push({ ms: t, what: `${shape.label}, ${descending ? '-' : ''}${ordering}, page ${p + 1} (count ${page.count})` });
         if (!page.next) break;
         q = { ...q, cursor: page.next };
@@ -160,7 +183,7 @@ function evaluation(def: IndexDef<BaseRecord>, s: Snapshot, all: Shape[], deltas
     }
   }
   worst.sort((a, b) => b.ms - a.ms);
-  return { first, later, worst: worst.slice(0, 3) };
+  return { first, later, ranked, worst: worst.slice(0, 3) };
 }
 
 interface ChildResult {
@@ -168,7 +191,9 @@ interface ChildResult {
   decode: number;
   firstEvaluations: number;
   held: number;
-  evaluations: { deltas: string; prepare: number; shapes: number; first: number[]; later: number[]; worst: { ms: number; what: string }[] }[];
+  /** The first `fuzzy` query's CPU (it builds the word table's views once per snapshot: fuzzy.ts). */
+  firstFuzzy: number;
+  evaluations: { deltas: string; prepare: number; shapes: number; first: number[]; later: number[]; ranked: number[]; worst: { ms: number; what: string }[] }[];
 }
 
 /**
@@ -200,6 +225,9 @@ function child(kind: Listed, file: string, work: string, pages: number): void {
   gc();
   const m1 = process.memoryUsage();
   const held = m1.heapUsed - m0.heapUsed + (m1.arrayBuffers - m0.arrayBuffers);
+  const f0 = performance.now();
+  if (def.relevance) evaluate(def, s, { ordering: RELEVANCE, descending: false, limit: LIMIT, cursor: null, terms: ['sakura'], equals: {}, fuzzy: true });
+  const firstFuzzy = performance.now() - f0;
   evaluation(def, s, all.slice(0, 3), prepareDeltas(s, []), 2); // warm-up
   const evaluations: ChildResult['evaluations'] = [];
   for (const [label, ds] of [
@@ -212,7 +240,7 @@ function child(kind: Listed, file: string, work: string, pages: number): void {
     const prepare = performance.now() - p0;
     evaluations.push({ deltas: label, prepare, shapes: all.length, ...evaluation(def, s, all, prepared, pages) });
   }
-  const out: ChildResult = { gunzip: t1 - t0, decode: t2 - t1, firstEvaluations, held, evaluations };
+  const out: ChildResult = { gunzip: t1 - t0, decode: t2 - t1, firstEvaluations, held, firstFuzzy, evaluations };
   console.log(JSON.stringify(out));
 }
 
@@ -230,6 +258,7 @@ async function main(): Promise<void> {
   const evalRows: string[][] = [];
   const worstLines: string[] = [];
   const entryLines: string[] = [];
+  const rankedRows: string[][] = [];
   const only = arg('sets', '').split(',').filter(Boolean);
   for (const set of sets.filter((x) => only.length === 0 || only.includes(x.name))) {
     const def = INDEXES[set.kind];
@@ -261,6 +290,7 @@ async function main(): Promise<void> {
     for (const e of d.evaluations) {
       evalRows.push([set.name, `${e.deltas} (prepared in ${msOf(e.prepare)})`, int(e.shapes), int(e.first.length), msOf(percentile(e.first, 50)), msOf(percentile(e.first, 99)), msOf(Math.max(...e.first)), int(e.later.length), msOf(percentile(e.later, 50)), msOf(percentile(e.later, 99)), msOf(Math.max(...e.later))]);
       worstLines.push(`- ${set.name}, deltas ${e.deltas}: ${e.worst.map((w) => `${msOf(w.ms)} ${w.what}`).join('; ')}`);
+      if (e.ranked.length > 0) rankedRows.push([set.name, e.deltas, int(e.ranked.length), msOf(percentile(e.ranked, 50)), msOf(percentile(e.ranked, 99)), msOf(Math.max(...e.ranked)), msOf(d.firstFuzzy)]);
     }
     console.log(`${set.name} done`);
   }
@@ -270,6 +300,8 @@ async function main(): Promise<void> {
   console.log(table(['Set', ...SECTIONS], sectionRows));
   console.log(`\nEvaluation CPU per page in the fresh process (limit ${LIMIT}; every shape × every ordering and direction; later pages: up to ${pages - 1} by \`next\`)\n`);
   console.log(table(['Set', 'Deltas', 'Shapes', 'First pages', 'p50', 'p99', 'max', 'Later pages', 'p50', 'p99', 'max'], evalRows));
+  console.log(`\nOf them, the pages of \`q\` with ordering=relevance or fuzzy=true (API.md §8.4; every \`q\` shape as it is and with a typo, fuzzy, in every ordering and relevance both ways)\n`);
+  console.log(table(['Set', 'Deltas', 'Pages', 'p50', 'p99', 'max', "First fuzzy query (builds the word table's views)"], rankedRows));
   console.log(`\nSlowest pages:\n${worstLines.join('\n')}`);
   if (entryLines.length > 0) console.log(`\nEntries (the schedule's airing animes):\n${entryLines.join('\n')}`);
 }

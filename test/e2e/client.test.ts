@@ -1,10 +1,10 @@
 /**
  * The README's examples of the typed client (client/example.ts), run against the local server:
  * sign in, search the animes and add the first match to the caller's anime list; find an anime by
- * its MyAnimeList id and read held animes by `ids` with `sfw`.
+ * its MyAnimeList id and read held animes by `ids` with `sfw`; search with typos by relevance.
  */
 import { describe, expect, it } from 'vitest';
-import { fromMyAnimeList, planToWatch } from '../../client/example.js';
+import { fromMyAnimeList, planToWatch, searchAsTyped } from '../../client/example.js';
 import { makeAccount } from '../support/accounts.js';
 import { expectJson, send } from '../support/contract.js';
 import { useServer } from '../support/server.js';
@@ -39,5 +39,20 @@ describe('the typed client example', () => {
     expect(anime).toEqual({ id: a.id, name: a.name, external_ids: { mal } });
     expect(current.map((r) => r.id)).toEqual([a.id]);
     await expect(fromMyAnimeList(server.url, 0, [a.id])).rejects.toThrow(/lookup failed/);
+  });
+
+  it('searches with a typo and words written together, the best match first', async () => {
+    const editor = await makeAccount({ role: 'contributor' });
+    // A word no other test writes, of 9 letters: two typos allowed.
+    const word = Array.from({ length: 9 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+    const post = async (name: string) => expectJson(await send(server, 'POST', '/api/animes/', { body: { name }, headers: editor.auth }), 201);
+    await post(`The ${word} Gaiden`);
+    await post(`${word} Re:Birth`);
+    const typo = word.slice(0, 3) + word[4] + word[3] + word.slice(5); // two neighbours swapped
+    // Both through the typo only: one rank, in the order of members then id.
+    expect((await searchAsTyped(server.url, typo)).sort()).toEqual([`${word} Re:Birth`, `The ${word} Gaiden`].sort());
+    expect(await searchAsTyped(server.url, `${word} rebirth`)).toEqual([`${word} Re:Birth`]);
+    // Exact: the name that starts with the word first.
+    expect(await searchAsTyped(server.url, word)).toEqual([`${word} Re:Birth`, `The ${word} Gaiden`]);
   });
 });
