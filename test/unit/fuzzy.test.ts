@@ -33,6 +33,20 @@ function brute(words: readonly string[], term: string): number[] {
 const letters = fc.constantFrom('a', 'b', 'e', 'l', 'm', 'r', 'z', 'é', '𝔘');
 const word = fc.array(letters, { minLength: 1, maxLength: 11 }).map((cs) => cs.join(''));
 
+/** A word made from the term's characters by a few edits (drop, swap with the next, insert, replace) and an ending. */
+const edit = fc.tuple(fc.constantFrom('drop', 'swap', 'insert', 'replace'), fc.nat(), letters);
+function nearMiss(term: string[], edits: [string, number, string][], ending: string[]): string {
+  const cs = [...term];
+  for (const [kind, at, c] of edits) {
+    const i = at % (cs.length + 1);
+    if (kind === 'drop') cs.splice(i, 1);
+    else if (kind === 'swap' && i + 1 < cs.length) [cs[i], cs[i + 1]] = [cs[i + 1]!, cs[i]!];
+    else if (kind === 'insert') cs.splice(i, 0, c);
+    else if (kind === 'replace' && i < cs.length) cs[i] = c;
+  }
+  return [...cs, ...ending].join('');
+}
+
 describe('fuzzyMatches', () => {
   it('finds exactly the words the brute force of §8.4 finds', () => {
     fc.assert(
@@ -44,10 +58,29 @@ describe('fuzzyMatches', () => {
     );
   });
 
+  it('finds exactly the words the brute force finds among near misses of the term', () => {
+    const term = fc.array(letters, { minLength: 4, maxLength: 11 });
+    const miss = fc.tuple(fc.array(edit, { maxLength: 3 }), fc.array(letters, { maxLength: 3 }));
+    fc.assert(
+      fc.property(term, fc.array(miss, { minLength: 1, maxLength: 40 }), (t, misses) => {
+        const words = [...new Set(misses.map(([edits, ending]) => nearMiss(t, edits, ending)).filter((w) => w !== ''))].sort();
+        expect(fuzzyMatches(words, t.join('')), t.join('')).toEqual(brute(words, t.join('')));
+      }),
+      { numRuns: 1000, seed: 21 },
+    );
+  });
+
   it('words that differ only in their first characters (the tables without them hold duplicates)', () => {
     const heads = ['', 'b', 'k', 'n', '進', '撃', 'é', '𝔘', 'bb', 'kn'];
     const words = [...new Set(heads.flatMap((h) => ['aruto', 'ar', 'arut', 'arutoo', 'arutooxx', 'arutoox', 'zero', 'zer'].map((w) => h + w)))].sort();
     for (const term of ['naruto', 'narto', 'naurto', 'arruto', 'xaruto', 'bbaruto', 'knarutoo', 'zeroo', 'nazero', 'xarutoox', 'narutoxo', 'qqarutoo', 'arutooxxy']) {
+      expect(fuzzyMatches(words, term), term).toEqual(brute(words, term));
+    }
+  });
+
+  it('a swap right after an insertion, in a range of several words (the swapped character is looked up)', () => {
+    const words = ['axbdcefgh', 'axbdq', 'axbdcefgz', 'ebla', 'lbla', 'rbla', 'bela'].sort();
+    for (const term of ['abcdefgh', 'abdcefgh', 'axbcdefgh', 'ebla', 'bela']) {
       expect(fuzzyMatches(words, term), term).toEqual(brute(words, term));
     }
   });
