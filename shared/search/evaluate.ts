@@ -17,7 +17,8 @@ import type { BaseRecord } from '../db/records.js';
 import { compareCodePoints, type OrderValue } from '../db/sort-keys.js';
 import type { Cursor } from '../db/sort-keys.js';
 import { allowedEdits, fuzzyMatches } from './fuzzy.js';
-import { rankPrefix, RELEVANCE, type Rank } from './relevance.js';
+import { fieldRuns, joinedForms, rankPrefix, RELEVANCE, searchWords, typoTest, type Rank } from './relevance.js';
+import { termNeedle } from '../text.js';
 import { idAt, keyAt, numberOf, orderOf, valueAt, type Dictionary, type OrderColumn, type RelevanceWords, type Snapshot } from './snapshot.js';
 
 /** A record changed since the snapshot: its vector now, or `null` when it was deleted. */
@@ -40,6 +41,23 @@ export interface DeltaSet {
   keys: Map<string, string[]>;
   /** The changed and added records' vectors by id (valuesOf; built on first use). */
   byId?: Map<string, Vector>;
+  /** Each vector's words and words written together, for `fuzzy` (deltaMatcher; built on first use). */
+  searched?: { words: string[]; joined: string[] }[];
+}
+
+/**
+ * Whether each delta's vector matches `q` (catalogue-index.ts matches). With `fuzzy`, a term
+ * matches as relevance.ts fieldsMatch has it, over each vector's words prepared once per delta
+ * set and a typo test prepared once per term.
+ */
+function deltaMatcher(set: DeltaSet, q: IndexQuery): (v: Vector, x: number) => boolean {
+  if (!q.fuzzy || q.terms.length === 0) return (v) => matches(v, q);
+  const others: IndexQuery = { ...q, terms: [], fuzzy: false };
+  const searched = (set.searched ??= set.vectors.map((v) => ({ words: searchWords(v.sw), joined: joinedForms(fieldRuns(v.sw, v.sb)) })));
+  const tests = q.terms.map((term) => ({ term, needle: termNeedle(term), typo: typoTest(term) }));
+  return (v, x) =>
+    matches(v, others) &&
+    tests.every(({ term, needle, typo }) => v.sw.includes(needle) || (typo !== null && (searched[x]!.joined.some((j) => j.startsWith(term)) || searched[x]!.words.some(typo))));
 }
 
 export function prepareDeltas(s: Snapshot, deltas: readonly Delta[]): DeltaSet {
@@ -305,15 +323,18 @@ export function evaluate<R extends BaseRecord>(
 
   const set = Array.isArray(deltas) ? prepareDeltas(s, deltas as readonly Delta[]) : (deltas as DeltaSet);
   const added: { id: string; sk: string }[] = [];
+  const matching = deltaMatcher(set, q);
   if (q.ordering === RELEVANCE) {
     // A rank depends on the query: keys of the deltas that match it only.
-    for (const v of set.vectors) if (matches(v, q)) added.push({ id: v.id, sk: vectorKey(v) });
+    set.vectors.forEach((v, x) => {
+      if (matching(v, x)) added.push({ id: v.id, sk: vectorKey(v) });
+    });
   } else {
     const cacheKey = `${q.ordering}/${q.descending ? 'desc' : 'asc'}`;
     let keys = set.keys.get(cacheKey);
     if (!keys) set.keys.set(cacheKey, (keys = set.vectors.map(vectorKey)));
     set.vectors.forEach((v, x) => {
-      if (matches(v, q)) added.push({ id: v.id, sk: keys[x]! });
+      if (matching(v, x)) added.push({ id: v.id, sk: keys[x]! });
     });
   }
   added.sort((a, b) => cmp(a.sk, b.sk));

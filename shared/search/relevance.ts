@@ -74,52 +74,64 @@ export function joinedForms(fields: readonly (readonly string[])[]): string[] {
   return out;
 }
 
-/** Optimal string alignment distance of `a` and `b` (code points), or `bound` + 1 once it exceeds `bound`. */
-function osaWithin(a: readonly number[], b: readonly number[], bound: number): number {
-  if (Math.abs(a.length - b.length) > bound) return bound + 1;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let least = i;
-    for (let j = 1; j <= b.length; j++) {
-      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
-      row.push(v);
-      least = Math.min(least, v);
-    }
-    if (least > bound) return bound + 1;
-    prev2 = prev;
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
-/** Whether `word`'s prefix of the term's length ±1 is within the term's allowed distance (fuzzy.ts fuzzyMatches, for one word). */
-export function typoMatches(word: string, term: string): boolean {
+/**
+ * The test of §8.4's typo rule for one term, prepared once per query: whether a word's prefix of
+ * the term's length ±1 (code points) is within the term's allowed optimal string alignment
+ * distance (fuzzy.ts fuzzyMatches, for one word); null for terms of 1–3 characters. The rows of
+ * the distance table are allocated once, and a prefix stops as soon as every cell of a row
+ * exceeds the bound.
+ */
+export function typoTest(term: string): ((word: string) => boolean) | null {
   const t = Array.from(term, (c) => c.codePointAt(0)!);
-  const k = allowedEdits(t.length);
-  if (k === 0) return false;
-  const w = Array.from(word, (c) => c.codePointAt(0)!);
-  return [t.length - 1, t.length, t.length + 1].some((n) => n >= 1 && n <= w.length && osaWithin(t, w.slice(0, n), k) <= k);
+  const m = t.length;
+  const k = allowedEdits(m);
+  if (k === 0) return null;
+  const longest = m + 1;
+  // rows[i][j]: distance of the word's first i characters and the term's first j.
+  const rows = Array.from({ length: longest + 1 }, () => new Int32Array(m + 1));
+  for (let j = 0; j <= m; j++) rows[0]![j] = j;
+  const w = new Int32Array(longest);
+  return (word) => {
+    let n = 0;
+    for (let at = 0; at < word.length && n < longest; n++) {
+      const c = word.codePointAt(at)!;
+      w[n] = c;
+      at += c > 0xffff ? 2 : 1;
+    }
+    if (n < m - 1) return false;
+    for (let i = 1; i <= n; i++) {
+      const row = rows[i]!;
+      const up = rows[i - 1]!;
+      row[0] = i;
+      let least = i;
+      for (let j = 1; j <= m; j++) {
+        let v = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (w[i - 1] === t[j - 1] ? 0 : 1));
+        if (i > 1 && j > 1 && w[i - 1] === t[j - 2] && w[i - 2] === t[j - 1]) v = Math.min(v, rows[i - 2]![j - 2]! + 1);
+        row[j] = v;
+        if (v < least) least = v;
+      }
+      // The prefixes of m − 1, m and m + 1 characters.
+      if (i >= m - 1 && row[m]! <= k) return true;
+      if (least > k) return false;
+    }
+    return false;
+  };
 }
 
 /** Whether a term matches fields as §1.6 has it (a prefix of a word). */
 const exactly = (words: readonly string[], term: string) => words.some((w) => w.startsWith(term));
 
-/** Whether a term matches only with `fuzzy=true`: a typo of a word, or a prefix of words written together (terms of 4 or more characters). */
-function loosely(words: readonly string[], joined: readonly string[], term: string): boolean {
-  if (allowedEdits([...term].length) === 0) return false;
-  return joined.some((j) => j.startsWith(term)) || words.some((w) => typoMatches(w, term));
-}
-
-/** Whether the terms match a record's fields (every one; with `fuzzy`, loosely too). */
+/** Whether the terms match a record's fields (every one; with `fuzzy`, also through a typo or words written together, terms of 4 or more characters). */
 export function fieldsMatch(fields: readonly (readonly string[])[], sw: string, terms: readonly string[], fuzzy: boolean): boolean {
   const words = searchWords(sw);
   if (terms.every((t) => exactly(words, t))) return true;
   if (!fuzzy) return false;
   const joined = joinedForms(fields);
-  return terms.every((t) => exactly(words, t) || loosely(words, joined, t));
+  return terms.every((t) => {
+    if (exactly(words, t)) return true;
+    const typo = typoTest(t);
+    return typo !== null && (joined.some((j) => j.startsWith(t)) || words.some(typo));
+  });
 }
 
 /** The rank of a record the terms match (fieldsMatch), from its fields. */

@@ -329,12 +329,16 @@ export function encodeSnapshot(s: Snapshot, sections?: Map<string, number>): Uin
     section('entries');
   }
   if (s.relevance) {
+    // One length-prefixed block, so that a reader decodes it only when a query needs it.
+    const block = new ByteWriter();
     for (const part of RELEVANCE_PARTS) {
-      w.strings(s.relevance[part].values);
-      section(`relevance words`);
-      writePostings(w, s.relevance[part]);
-      section(`relevance postings`);
+      block.strings(s.relevance[part].values);
+      writePostings(block, s.relevance[part]);
     }
+    const bytes = block.done();
+    w.u32(bytes.length);
+    w.bytes(bytes);
+    section('relevance');
   }
   return w.done();
 }
@@ -374,8 +378,21 @@ export function decodeSnapshot<R extends BaseRecord>(def: IndexDef<R>, bytes: Ui
     s.entries = new Map(entries.map((e, x) => [numbers[x]!, e]));
   }
   if (h.relevance === true) {
-    const [names, firsts, fulls, joined] = RELEVANCE_PARTS.map(() => readDictionary(r)) as [Dictionary, Dictionary, Dictionary, Dictionary];
-    s.relevance = { names, firsts, fulls, joined };
+    // Decoded on first use (most requests never rank by relevance): a function's load and memory stay as before.
+    const block = r.bytesOf(r.u32());
+    let words: RelevanceWords | undefined;
+    Object.defineProperty(s, 'relevance', {
+      enumerable: true,
+      get: () => {
+        if (!words) {
+          const b = new ByteReader(block);
+          const [names, firsts, fulls, joined] = RELEVANCE_PARTS.map(() => readDictionary(b)) as [Dictionary, Dictionary, Dictionary, Dictionary];
+          b.end();
+          words = { names, firsts, fulls, joined };
+        }
+        return words;
+      },
+    });
   }
   r.end();
   return s;

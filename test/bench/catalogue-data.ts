@@ -1719,6 +1719,18 @@ const KATAKANA = /^\p{Script=Katakana}{2}$/u;
 const ACCENT = /[\u0300-\u0303\u0305-\u036f]/u;
 
 /**
+ * A query's terms with a typo for the fuzzy cases (API.md §8.4): the middle letter of its longest
+ * term of 5 or more letters dropped; null when no term has 5.
+ */
+export function withTypo(terms: readonly string[]): string[] | null {
+  const longest = [...terms].sort((a, b) => [...b].length - [...a].length)[0];
+  if (!longest || [...longest].length < 5) return null;
+  const chars = [...longest];
+  chars.splice(chars.length >> 1, 1);
+  return terms.map((t) => (t === longest ? chars.join('') : t));
+}
+
+/**
  * Queries for the search benchmarks, chosen from the data of each kind: the most frequent word,
  * the most frequent word of 4+ letters, one matching about 1% of the records, a rare one
  * (about 3 records), one matching a single record, a 3-letter prefix, two terms that occur

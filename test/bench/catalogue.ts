@@ -24,7 +24,9 @@ import { join } from 'node:path';
 import { BatchGetItemCommand, DeleteTableCommand, DescribeTableCommand, GetItemCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DYNAMO_FILE, dynamoDataDir, ensureTable } from '../../infra/local/engines.js';
 import { animeIndex } from '../../shared/db/animes.js';
-import { vectorOf, type IndexDef } from '../../shared/db/catalogue-index.js';
+import { vectorOf, vectorPage, type IndexDef, type Vector } from '../../shared/db/catalogue-index.js';
+import { RELEVANCE } from '../../shared/search/relevance.js';
+import { queryTerms } from '../../shared/text.js';
 import { characterIndex } from '../../shared/db/characters.js';
 import { tableName } from '../../shared/db/client.js';
 import { mangaIndex } from '../../shared/db/mangas.js';
@@ -33,7 +35,7 @@ import { personIndex } from '../../shared/db/persons.js';
 import { recordKeyOfKind, type BaseRecord } from '../../shared/db/records.js';
 import { forgetIndexes } from '../../shared/domain/index-reader.js';
 import { referenceList } from '../support/reference-list.js';
-import { catalogue, queryMatrix, SEGMENTS, type Catalogue, type Kind } from './catalogue-data.js';
+import { catalogue, queryMatrix, SEGMENTS, withTypo, type Catalogue, type Kind } from './catalogue-data.js';
 import { LOADABLE_KINDS, loadCatalogue, type LoadReport } from './load-catalogue.js';
 import { migrateStore } from '../../shared/domain/migrations.js';
 import { voiceOrderings } from '../../shared/domain/voices.js';
@@ -146,7 +148,12 @@ interface Case {
   filters: Record<string, string>;
   /** The generator's count of `q` matches (queryMatrix), checked against the evaluation. */
   generated?: number;
+  /** `fuzzy=true` (API.md §8.4): `q` with a typo. */
+  fuzzy?: boolean;
 }
+
+/** The orderings a case runs in: every `q` also by relevance (§8.4); a fuzzy case by relevance and the list's default. */
+const orderingsOf = (c: Case): string[] => (c.fuzzy ? [RELEVANCE, ORDERINGS[c.kind][0]!] : c.q !== undefined ? [...ORDERINGS[c.kind], RELEVANCE] : ORDERINGS[c.kind]);
 
 interface Outcome {
   c: Case;
@@ -297,6 +304,10 @@ function cases(cat: Catalogue, rows: Record<Listed, Row[]>): Case[] {
     out.push({ kind, label: 'everything', filters: {} });
     const matrix = queryMatrix(cat, [kind]);
     for (const m of matrix) out.push({ kind, label: `q ${m.label}`, q: m.q, filters: {}, generated: m.matches });
+    for (const m of matrix) {
+      const typo = withTypo((queryTerms(m.q) as { terms: string[] }).terms);
+      if (typo) out.push({ kind, label: `q ${m.label} with a typo, fuzzy`, q: typo.join(' '), filters: {}, fuzzy: true });
+    }
     const top = matrix.find((m) => m.label === 'top')?.q;
     if (top) out.push({ kind, label: 'q one letter', q: top.slice(0, 1), filters: {} });
     const common = matrix.find((m) => m.label === 'common')?.q;
@@ -392,9 +403,20 @@ function rareIntersection(rows: readonly Row[], genre: string): string {
   return years.map(([y]) => [y, shared(y)] as const).filter(([, n]) => n > 0).sort((a, b) => a[1] - b[1])[0]?.[0] ?? years[0]![0];
 }
 
+/** Each kind's vectors, in the order of its rows (built on first use). */
+const rowVectors = new WeakMap<readonly Row[], Vector[]>();
+
 function expected(c: Case, rows: readonly Row[], ordering: string): string[] {
   const key = ordering.replace(/^-/, '');
   const where = Object.entries(c.filters).map(([f, v]) => (r: Rec) => FILTERS[c.kind][f]!(r, v, c.filters));
+  if (key === RELEVANCE || c.fuzzy) {
+    // Relevance and fuzzy: the evaluation of the current vectors (vectorPage), which the property test holds equal to §8.4's brute force.
+    let vs = rowVectors.get(rows);
+    if (!vs) rowVectors.set(rows, (vs = rows.map((r) => vectorOf(INDEXES[c.kind], r.rec))));
+    const kept = vs.filter((_, i) => where.every((w) => w(rows[i]!.rec)));
+    const terms = (queryTerms(c.q ?? '') as { terms: string[] }).terms;
+    return vectorPage(INDEXES[c.kind], kept, { ordering: key, descending: ordering.startsWith('-'), limit: kept.length, cursor: null, terms, equals: {}, ...(c.fuzzy ? { fuzzy: true } : {}) }).entries.map((e) => e.id);
+  }
   return referenceList(
     rows.map((r) => ({ id: r.rec.id, row: r })),
     {
@@ -407,7 +429,7 @@ function expected(c: Case, rows: readonly Row[], ordering: string): string[] {
 }
 
 function pathOf(c: Case, ordering: string, limit: number): string {
-  const params = new URLSearchParams({ ...(c.q !== undefined ? { q: c.q } : {}), ...c.filters, ordering, limit: String(limit) });
+  const params = new URLSearchParams({ ...(c.q !== undefined ? { q: c.q } : {}), ...(c.fuzzy ? { fuzzy: 'true' } : {}), ...c.filters, ordering, limit: String(limit) });
   return `/api/${SEGMENTS[c.kind]}/?${params.toString()}`;
 }
 
@@ -643,12 +665,13 @@ export async function catalogueSection(env: BenchEnv, opts: BenchOptions): Promi
       detail[kind] = await detailLatency(env, kind, rows[kind]);
       loads.push(await loadRequest(env, kind));
       for (const c of all.filter((x) => x.kind === kind)) {
-        for (const [i, ordering] of ORDERINGS[kind].entries()) {
+        const orderings = orderingsOf(c);
+        for (const [i, ordering] of orderings.entries()) {
           const want = expected(c, rows[kind], ordering);
           const whole = i === 0 || want.length <= FULL_MAX;
           outcomes.push(await run(env, c, ordering, want, whole));
         }
-        const last = outcomes.slice(-ORDERINGS[kind].length);
+        const last = outcomes.slice(-orderings.length);
         const ru = Math.max(...last.flatMap((o) => o.small.map((p) => p.ru)));
         console.log(`  ${kind} ${c.label}: m=${last[0]!.m}, ${last[0]!.requests} requests (${last[0]!.ordering}), pages of 25 ≤ ${ru} RU${last.every((o) => o.correct) ? '' : ' WRONG RESULTS'}`);
       }
@@ -719,6 +742,14 @@ function render(
       String(ps.reduce((n, p) => n + p.scans, 0)),
       `${load.rounds} rounds, ${fmt(load.ru)} RU (index ${kbOf(load.indexRu)}), ${load.ms.toFixed(0)} ms${load.pointerRead ? '' : ' (**not a fresh load**)'}`,
     ];
+  });
+  // Relevance and fuzzy (§8.4): the runs ordered by relevance or with `fuzzy`, per kind.
+  const rankedRows = LISTED.map((kind) => {
+    const os = outcomes.filter((o) => o.c.kind === kind && (o.ordering === RELEVANCE || o.c.fuzzy));
+    const ru = smallOf(os).map((p) => p.ru);
+    const ms = os.map((o) => o.firstMs);
+    const rounds = Math.max(0, ...pagesOf(os).map((p) => p.rounds));
+    return [kind, `${os.filter((o) => o.correct).length} / ${os.length}`, `${os.filter((o) => o.c.fuzzy).length}`, ru.length ? `${fmt(percentile(ru, 50))} / ${fmt(percentile(ru, 99))} / ${fmt(Math.max(...ru))}` : '—', String(rounds), ms.length ? `${percentile(ms, 50).toFixed(0)} / ${percentile(ms, 99).toFixed(0)} ms` : '—'];
   });
   const worst = outcomes
     .flatMap((o) => o.small.map((p) => ({ o, p })))
@@ -791,6 +822,10 @@ function render(
       ['Kind', 'Runs equal', `Requests = ceil(m / ${LIMIT})`, 'Short non-last pages (0)', `Rounds per page (≤ ${MAX_ROUNDS})`, `RU per page of 25, p50 / p99 / max (p99 ≤ ${MAX_RU_25})`, `RU per page of ${LIMIT}, p99`, `Index data per page, max (≤ ${MAX_INDEX_BYTES / 1024} KB)`, 'Scans', 'First request of the kind (snapshot load)'],
       perKind,
     ),
+    '',
+    `Relevance and fuzzy (API.md §8.4): every \`q\` of the matrix by \`ordering=relevance\`, and with a typo (the middle letter of its longest word dropped) and \`fuzzy=true\` by relevance and the default ordering; their first pages' latency (warm, median of three) and read units per page of 25:`,
+    '',
+    table(['Kind', 'Runs equal', 'Of them fuzzy', 'RU per page of 25, p50 / p99 / max', 'Rounds per page, max', 'First page p50 / p99'], rankedRows),
     '',
     `Worst pages of 25 by read units (page: its number in the walk):`,
     '',

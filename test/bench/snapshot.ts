@@ -34,7 +34,7 @@ import { evaluate, prepareDeltas, type Delta, type DeltaSet } from '../../shared
 import { buildSnapshot, decodeSnapshot, encodeSnapshot, packSnapshot, type Snapshot } from '../../shared/search/snapshot.js';
 import { queryTerms } from '../../shared/text.js';
 import { RELEVANCE } from '../../shared/search/relevance.js';
-import { catalogue, queryMatrix, type Kind } from './catalogue-data.js';
+import { catalogue, queryMatrix, withTypo, type Kind } from './catalogue-data.js';
 import { loadCatalogue } from './load-catalogue.js';
 import { int, percentile, table } from './stats.js';
 
@@ -43,7 +43,7 @@ const LISTED: readonly Listed[] = ['anime', 'manga', 'character', 'person', 'new
 const INDEXES: Record<Listed, IndexDef<BaseRecord>> = { anime: animeIndex, manga: mangaIndex, character: characterIndex, person: personIndex, news: newsIndex } as never;
 const LIMIT = 25;
 const DELTAS = 1_000;
-const SECTIONS = ['ids', 'ordering values', 'ordering permutations', 'filter values', 'filter postings', 'range numbers', 'words', 'word postings', 'entries', 'relevance words', 'relevance postings'];
+const SECTIONS = ['ids', 'ordering values', 'ordering permutations', 'filter values', 'filter postings', 'range numbers', 'words', 'word postings', 'entries', 'relevance'];
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
@@ -101,15 +101,6 @@ interface Shape {
   fuzzy?: boolean;
 }
 
-/** A typo in the longest term of 5 or more letters (its middle letter dropped), for the fuzzy shapes; null when none has 5. */
-function typo(terms: readonly string[]): string[] | null {
-  const longest = [...terms].sort((a, b) => [...b].length - [...a].length)[0];
-  if (!longest || [...longest].length < 5) return null;
-  const chars = [...longest];
-  chars.splice(chars.length >> 1, 1);
-  return terms.map((t) => (t === longest ? chars.join('') : t));
-}
-
 /** The query shapes of a kind: everything, the query matrix's `q`, one-letter `q`, each filter's most and least common value, combinations, `min_score`. */
 function shapes(s: Snapshot, matrix: readonly { label: string; q: string }[]): Shape[] {
   const out: Shape[] = [{ label: 'everything', equals: {}, atLeast: {}, terms: [] }];
@@ -141,7 +132,7 @@ function shapes(s: Snapshot, matrix: readonly { label: string; q: string }[]): S
   // `fuzzy=true` (§8.4): each `q` as it is, and with a typo in its longest word.
   for (const shape of out.filter((x) => x.terms.length > 0)) {
     out.push({ ...shape, label: `${shape.label}, fuzzy`, fuzzy: true });
-    const typoed = typo(shape.terms);
+    const typoed = withTypo(shape.terms);
     if (typoed) out.push({ ...shape, label: `${shape.label} with a typo (${typoed.join(' ')}), fuzzy`, terms: typoed, fuzzy: true });
   }
   return out;
@@ -191,7 +182,7 @@ interface ChildResult {
   decode: number;
   firstEvaluations: number;
   held: number;
-  /** The first `fuzzy` query's CPU (it builds the word table's views once per snapshot: fuzzy.ts). */
+  /** The first `fuzzy` query's CPU (it decodes the relevance words and builds the word table's views, once per snapshot: snapshot.ts, fuzzy.ts). */
   firstFuzzy: number;
   evaluations: { deltas: string; prepare: number; shapes: number; first: number[]; later: number[]; ranked: number[]; worst: { ms: number; what: string }[] }[];
 }
@@ -301,7 +292,7 @@ async function main(): Promise<void> {
   console.log(`\nEvaluation CPU per page in the fresh process (limit ${LIMIT}; every shape × every ordering and direction; later pages: up to ${pages - 1} by \`next\`)\n`);
   console.log(table(['Set', 'Deltas', 'Shapes', 'First pages', 'p50', 'p99', 'max', 'Later pages', 'p50', 'p99', 'max'], evalRows));
   console.log(`\nOf them, the pages of \`q\` with ordering=relevance or fuzzy=true (API.md §8.4; every \`q\` shape as it is and with a typo, fuzzy, in every ordering and relevance both ways)\n`);
-  console.log(table(['Set', 'Deltas', 'Pages', 'p50', 'p99', 'max', "First fuzzy query (builds the word table's views)"], rankedRows));
+  console.log(table(['Set', 'Deltas', 'Pages', 'p50', 'p99', 'max', "First relevance query (decodes the relevance words, builds the word table's views)"], rankedRows));
   console.log(`\nSlowest pages:\n${worstLines.join('\n')}`);
   if (entryLines.length > 0) console.log(`\nEntries (the schedule's airing animes):\n${entryLines.join('\n')}`);
 }
