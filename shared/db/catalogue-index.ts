@@ -12,7 +12,7 @@
 import type { Cursor } from './sort-keys.js';
 import { canonicalJson } from '../json.js';
 import { fieldsText, matchesTerms, searchRuns } from '../text.js';
-import { fieldRuns, fieldsMatch, rankOf, rankPrefix, RELEVANCE } from '../search/relevance.js';
+import { rankOfWords, rankPrefix, recordWords, RELEVANCE, wordsMatch } from '../search/relevance.js';
 import type { BaseRecord, Ordering } from './records.js';
 import { compareCodePoints, sortKey, type OrderValue } from './sort-keys.js';
 
@@ -172,7 +172,7 @@ export function listKey<R extends BaseRecord>(def: IndexDef<R>, q: IndexQuery): 
   }
   if (!def.relevance || q.terms.length === 0) throw new Error(`${def.kind}: no relevance ordering for this query`);
   const { type, ofVector } = orderingOf(def, def.relevance, true);
-  return { descending: !q.descending, keyOf: (v) => rankPrefix(rankOf(fieldRuns(v.sw, v.sb), v.sw, q.terms)) + sortKey(ofVector(v), type, v.id, 'desc') };
+  return { descending: !q.descending, keyOf: (v) => rankPrefix(rankOfWords(recordWords(v.sw, v.sb), q.terms)) + sortKey(ofVector(v), type, v.id, 'desc') };
 }
 
 /** Whether a vector satisfies every filter and term of a query (the in-memory index's deltas too). */
@@ -184,7 +184,7 @@ export function matches(v: Vector, q: IndexQuery): boolean {
     const x = v.x[name];
     if (x === null || x === undefined || x < least) return false;
   }
-  return q.fuzzy ? fieldsMatch(fieldRuns(v.sw, v.sb), v.sw, q.terms, true) : matchesTerms(v.sw, q.terms);
+  return q.fuzzy ? wordsMatch(recordWords(v.sw, v.sb), q.terms, true) : matchesTerms(v.sw, q.terms);
 }
 
 /** One page of an in-memory list in list order, with the cursor rules of index-query.ts. */

@@ -17,7 +17,7 @@ import type { BaseRecord } from '../db/records.js';
 import { compareCodePoints, type OrderValue } from '../db/sort-keys.js';
 import type { Cursor } from '../db/sort-keys.js';
 import { allowedEdits, fuzzyMatches } from './fuzzy.js';
-import { fieldRuns, joinedForms, rankPrefix, RELEVANCE, searchWords, typoTest, type Rank } from './relevance.js';
+import { looselyMatches, rankOfWords, rankPrefix, recordWords, RELEVANCE, typoTest, type Rank, type RecordWords } from './relevance.js';
 import { termNeedle } from '../text.js';
 import { idAt, keyAt, numberOf, orderOf, valueAt, type Dictionary, type OrderColumn, type RelevanceWords, type Snapshot } from './snapshot.js';
 
@@ -41,8 +41,8 @@ export interface DeltaSet {
   keys: Map<string, string[]>;
   /** The changed and added records' vectors by id (valuesOf; built on first use). */
   byId?: Map<string, Vector>;
-  /** Each vector's words and words written together, for `fuzzy` (deltaMatcher; built on first use). */
-  searched?: { words: string[]; joined: string[] }[];
+  /** Each vector's words, for `fuzzy` and relevance (relevance.ts recordWords; built on first use). */
+  words?: RecordWords[];
 }
 
 /**
@@ -53,11 +53,22 @@ export interface DeltaSet {
 function deltaMatcher(set: DeltaSet, q: IndexQuery): (v: Vector, x: number) => boolean {
   if (!q.fuzzy || q.terms.length === 0) return (v) => matches(v, q);
   const others: IndexQuery = { ...q, terms: [], fuzzy: false };
-  const searched = (set.searched ??= set.vectors.map((v) => ({ words: searchWords(v.sw), joined: joinedForms(fieldRuns(v.sw, v.sb)) })));
+  const words = wordsOf(set);
   const tests = q.terms.map((term) => ({ term, needle: termNeedle(term), typo: typoTest(term) }));
-  return (v, x) =>
-    matches(v, others) &&
-    tests.every(({ term, needle, typo }) => v.sw.includes(needle) || (typo !== null && (searched[x]!.joined.some((j) => j.startsWith(term)) || searched[x]!.words.some(typo))));
+  return (v, x) => matches(v, others) && tests.every(({ term, needle, typo }) => v.sw.includes(needle) || looselyMatches(words[x]!, term, typo));
+}
+
+const wordsOf = (set: DeltaSet): RecordWords[] => (set.words ??= set.vectors.map((v) => recordWords(v.sw, v.sb)));
+
+/** The deltas' sort keys in an ordering and direction (computed once per delta set). */
+function deltaKeys<R extends BaseRecord>(def: IndexDef<R>, set: DeltaSet, ordering: string, descending: boolean): string[] {
+  const cacheKey = `${ordering}/${descending ? 'desc' : 'asc'}`;
+  let keys = set.keys.get(cacheKey);
+  if (!keys) {
+    const { keyOf } = listKey(def, { ordering, descending, limit: 0, cursor: null, terms: [], equals: {} });
+    set.keys.set(cacheKey, (keys = set.vectors.map(keyOf)));
+  }
+  return keys;
 }
 
 export function prepareDeltas(s: Snapshot, deltas: readonly Delta[]): DeltaSet {
@@ -317,7 +328,7 @@ export function evaluate<R extends BaseRecord>(
   /** Tests: the share of matches at most which they are put in order through the ranks (default FEW; 0: always walk, 1: always ranks). */
   few = FEW,
 ): SnapshotPage {
-  const { descending, keyOf: vectorKey } = listKey(def, q);
+  const { descending } = listKey(def, q);
   /** Negative when key a comes before key b in list order. */
   const cmp = (a: string, b: string) => (descending ? compareCodePoints(b, a) : compareCodePoints(a, b));
 
@@ -325,14 +336,14 @@ export function evaluate<R extends BaseRecord>(
   const added: { id: string; sk: string }[] = [];
   const matching = deltaMatcher(set, q);
   if (q.ordering === RELEVANCE) {
-    // A rank depends on the query: keys of the deltas that match it only.
+    // The rank depends on the query; the key after it is the relevance ordering's, descending (catalogue-index.ts listKey).
+    const words = wordsOf(set);
+    const keys = deltaKeys(def, set, def.relevance!, true);
     set.vectors.forEach((v, x) => {
-      if (matching(v, x)) added.push({ id: v.id, sk: vectorKey(v) });
+      if (matching(v, x)) added.push({ id: v.id, sk: rankPrefix(rankOfWords(words[x]!, q.terms)) + keys[x]! });
     });
   } else {
-    const cacheKey = `${q.ordering}/${q.descending ? 'desc' : 'asc'}`;
-    let keys = set.keys.get(cacheKey);
-    if (!keys) set.keys.set(cacheKey, (keys = set.vectors.map(vectorKey)));
+    const keys = deltaKeys(def, set, q.ordering, q.descending);
     set.vectors.forEach((v, x) => {
       if (matching(v, x)) added.push({ id: v.id, sk: keys[x]! });
     });

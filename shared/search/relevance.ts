@@ -121,27 +121,39 @@ export function typoTest(term: string): ((word: string) => boolean) | null {
 /** Whether a term matches fields as §1.6 has it (a prefix of a word). */
 const exactly = (words: readonly string[], term: string) => words.some((w) => w.startsWith(term));
 
-/** Whether the terms match a record's fields (every one; with `fuzzy`, also through a typo or words written together, terms of 4 or more characters). */
-export function fieldsMatch(fields: readonly (readonly string[])[], sw: string, terms: readonly string[], fuzzy: boolean): boolean {
-  const words = searchWords(sw);
-  if (terms.every((t) => exactly(words, t))) return true;
-  if (!fuzzy) return false;
-  const joined = joinedForms(fields);
-  return terms.every((t) => {
-    if (exactly(words, t)) return true;
-    const typo = typoTest(t);
-    return typo !== null && (joined.some((j) => j.startsWith(t)) || words.some(typo));
-  });
+/** What matching and ranking compare of one record (the snapshot keeps the same per record, as dictionaries). */
+export interface RecordWords {
+  /** Every word a term may be a prefix of (searchWords). */
+  words: string[];
+  /** The words of `name`, and its first word. */
+  names: string[];
+  first: string[];
+  /** Each field's runs joined by spaces; runs written together. */
+  fulls: string[];
+  joined: string[];
 }
 
-/** The rank of a record the terms match (fieldsMatch), from its fields. */
-export function rankOf(fields: readonly (readonly string[])[], sw: string, terms: readonly string[]): Rank {
-  const words = searchWords(sw);
-  if (!terms.every((t) => exactly(words, t))) return 5;
-  if (fullForms(fields).includes(terms.join(' '))) return 1;
-  const named = nameWords(fields);
-  if (!terms.every((t) => exactly(named, t))) return 4;
-  return firstWord(fields).some((w) => w.startsWith(terms[0]!)) ? 2 : 3;
+/** A record's words from its search text and its fields' run counts (a vector's `sw` and `sb`). */
+export function recordWords(sw: string, sb: readonly number[] | undefined): RecordWords {
+  const fields = fieldRuns(sw, sb);
+  return { words: searchWords(sw), names: nameWords(fields), first: firstWord(fields), fulls: fullForms(fields), joined: joinedForms(fields) };
+}
+
+/** Whether a term matches only with `fuzzy` (terms of 4 or more characters): a prefix of runs written together, or a typo of a word (`typo`: its typoTest). */
+export const looselyMatches = (r: RecordWords, term: string, typo: ((word: string) => boolean) | null): boolean =>
+  typo !== null && (r.joined.some((j) => j.startsWith(term)) || r.words.some(typo));
+
+/** Whether the terms match a record (every one; with `fuzzy`, also through a typo or words written together). */
+export function wordsMatch(r: RecordWords, terms: readonly string[], fuzzy: boolean): boolean {
+  return terms.every((t) => exactly(r.words, t) || (fuzzy && looselyMatches(r, t, typoTest(t))));
+}
+
+/** The rank of a record the terms match (wordsMatch). */
+export function rankOfWords(r: RecordWords, terms: readonly string[]): Rank {
+  if (!terms.every((t) => exactly(r.words, t))) return 5;
+  if (r.fulls.includes(terms.join(' '))) return 1;
+  if (!terms.every((t) => exactly(r.names, t))) return 4;
+  return r.first.some((w) => w.startsWith(terms[0]!)) ? 2 : 3;
 }
 
 /** The part of a relevance sort key that puts rank groups in order: read descending (best first), rank 1 has the highest. */
