@@ -245,7 +245,13 @@ export async function reconcileReverse(
     // one) says only what may be there: its items may be missing, or deleted since by a
     // reconcile overtaken meanwhile (decision Z6).
     const settled = unfinished ? [] : known;
-    if (!unfinished && fan.listed.join(' ') === target.join(' ')) return;
+    /** The parts of states no longer listed (the last step: dropped once the head lists only the current state). */
+    const stale = fan.others.filter((k) => !(w && k.sk.startsWith(`P#${w}#`)));
+    if (!unfinished && fan.listed.join(' ') === target.join(' ')) {
+      // Settled; a reconcile that died (or lost the answer) after its last head write may have left parts to drop.
+      if (stale.length > 0) await dropParts(kind, id, target, stale);
+      return;
+    }
     let listed = fan.listed;
     try {
       if (w && !listed.includes(w)) {
@@ -264,7 +270,7 @@ export async function reconcileReverse(
       if (attempt >= RECONCILE_TRIES) throw new Contended(`The reverse views of ${kind} ${id}`);
       continue;
     }
-    await dropParts(kind, id, target, fan.others.filter((k) => !(w && k.sk.startsWith(`P#${w}#`))));
+    await dropParts(kind, id, target, stale);
     return;
   }
 }

@@ -229,6 +229,8 @@ describe('DynamoDB Local killed and started again during a write load', () => {
     }
     const settling = Date.now();
     await server.background!.streams!.caughtUp();
+    // A record a consumer gave up on would show below only as a stale derived item: say so first.
+    expect(server.background!.streams!.deadLetters(), 'records a stream consumer gave up on').toEqual([]);
     const recounting = Date.now();
     const items = await expectRecount(server.background!.streams);
     report.push(`consumers caught up ${((recounting - settling) / 1000).toFixed(1)} s after the load; the recount of ${items.size} items agrees (${((Date.now() - recounting) / 1000).toFixed(1)} s)`);

@@ -31,10 +31,17 @@ const get = async (path: string) => expectJson(await send(server, 'GET', path), 
 
 /** Fails the `n`-th next call of `operation` (1: the next), as a consumer killed or timed out there would stop. */
 const fault: { operation: string; n: number } = { operation: '', n: 0 };
+/** Fails the next transaction that deletes a part of a fan-out (`P#…`: a reconcile's last step, dropping the old state's parts). */
+const dropFault = { armed: false };
 beforeAll(() => {
   (db().middlewareStack as { add: (m: unknown, o: unknown) => void }).add(
     (next: (a: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
       if (fault.n > 0 && context.commandName === `${fault.operation}Command` && --fault.n === 0) throw Object.assign(new Error('injected: the consumer stopped here'), { name: 'Injected' });
+      const items = (args as { input?: { TransactItems?: { Delete?: unknown }[] } }).input?.TransactItems ?? [];
+      if (dropFault.armed && context.commandName === 'TransactWriteItemsCommand' && items.some((t) => t.Delete && JSON.stringify(t.Delete).includes('"P#'))) {
+        dropFault.armed = false;
+        throw Object.assign(new Error('injected: the consumer stopped here'), { name: 'Injected' });
+      }
       return next(args);
     },
     { step: 'initialize', name: 'reverseReconcileFault', priority: 'high' },
@@ -112,6 +119,19 @@ describe('reconciling a title', () => {
     await expectRecount();
     const entriesOf = (person: Obj) => cast(10, 25).flatMap((c) => c.voice_actors).filter((v) => v.person_id === person.id).length;
     for (const [i, p] of persons.entries()) expect((await get(`/api/persons/${p.id}/voices/?limit=1`)).count).toBe(before[i]! + entriesOf(p));
+  });
+
+  it('a reconcile that dies after its last write to the head, before dropping the old state’s parts, drops them when the record comes again', async () => {
+    const a = await post('/api/animes/', { name: uniqueName('Dropped'), characters: cast(0, 5) });
+    await reconcileSource('ANIME', a.id);
+    await patch(`/api/animes/${a.id}/`, { characters: cast(5, 10) });
+    // The head is committed listing the new state only; dropping the old state's parts fails (a kill, a lost answer).
+    dropFault.armed = true;
+    await expect(reconcileSource('ANIME', a.id)).rejects.toThrow(/injected/);
+    expect(dropFault.armed, 'the old parts were being dropped').toBe(false);
+    // Delivered again: the head is settled on the current state, and the old state's parts still go.
+    await reconcileSource('ANIME', a.id);
+    await expectRecount();
   });
 
   it('a reconcile that dies after recording its state ahead, tried again with the title unchanged, writes every item', async () => {
