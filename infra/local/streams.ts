@@ -300,6 +300,8 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
           failedFrom = 0;
         }
         pending = pending.slice(failedFrom);
+        // Records before the failed one went through: the failed one's retries count from here (as the header says).
+        if (failedFrom > 0) attempt = 0;
         if (stopping) break;
         if (attempt >= consumer.retryAttempts) {
           // Out of retries: the first failed record is given up, the ones after it start afresh.
