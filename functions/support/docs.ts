@@ -1,4 +1,5 @@
-import { acceptsGzip, docsPage } from '../../shared/http/docs-page.js';
+import { docsPage } from '../../shared/http/docs-page.js';
+import { acceptsGzip } from '../../shared/http/represent.js';
 import { createHandler } from '../../shared/http/handler.js';
 import { routes } from './routes.js';
 

@@ -90,8 +90,15 @@ export interface ScheduleEntry {
  * orderings' values), `score` (the range number), `status` (airing: the only animes with one) —
  * so each number has one place, which a rankings run's patch of the vectors updates too.
  */
-type ScheduleExtra = Pick<ScheduleEntry, 'broadcast' | 'aired_to' | 'episodes'>;
-const scheduleExtra = (r: AnimeRecord): ScheduleExtra | null => (r.status !== 'airing' ? null : { broadcast: r.broadcast, aired_to: r.aired_to, episodes: r.episodes });
+type ScheduleExtra = Pick<ScheduleEntry, 'broadcast' | 'aired_to' | 'episodes'> & {
+  /** The airing calendar's event length (API.md §8.6); absent in entries written before it. */
+  duration_seconds?: number | null;
+};
+const scheduleExtra = (r: AnimeRecord): ScheduleExtra | null =>
+  r.status !== 'airing' ? null : { broadcast: r.broadcast, aired_to: r.aired_to, episodes: r.episodes, duration_seconds: r.duration_seconds };
+
+/** An airing anime's episode length from its entry (null: unknown, or an entry written before §8.6). */
+export const entryDuration = (row: EntryRow): number | null => (row.e as unknown as ScheduleExtra).duration_seconds ?? null;
 
 /** An airing anime's schedule entry from what its index gives (index-reader.ts indexEntries). */
 export function scheduleEntryOf(row: EntryRow): ScheduleEntry {

@@ -74,7 +74,7 @@ function wallAt(zone: string, ms: number): number {
 }
 
 /** The zone's offset from UTC at an instant (milliseconds, whole seconds). */
-const offsetAt = (zone: string, ms: number) => wallAt(zone, ms) - Math.floor(ms / 1000) * 1000;
+export const offsetAt = (zone: string, ms: number): number => wallAt(zone, ms) - Math.floor(ms / 1000) * 1000;
 
 /**
  * The instant of a wall in `zone` (§5.3): a wall that does not exist (in a gap, when clocks move

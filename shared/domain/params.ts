@@ -63,21 +63,24 @@ const IDS = `A comma-separated list of 1–${MAX_IDS} distinct ids.`;
  * `ids` (§8.1): a batch lookup, a filter like the others. Ids that name no record are simply
  * absent from the results (unlike a relation filter's id), so only the list's form is checked.
  */
-export const idsParam = z.optional(
-  z
-    .pipe(
-      z.string(),
-      z.transform((v: string, ctx) => {
-        const parts = v.split(',');
-        const bad = parts.find((p) => !ID_PATTERN.test(p));
-        if (bad !== undefined) ctx.issues.push({ code: 'custom', message: bad === '' ? `${IDS} An id is empty.` : `"${bad.slice(0, 70)}" is not a valid id.`, input: v });
-        else if (parts.length > MAX_IDS) ctx.issues.push({ code: 'custom', message: `${IDS} ${parts.length} were given.`, input: v });
-        else if (new Set(parts).size < parts.length) ctx.issues.push({ code: 'custom', message: `${IDS} An id is repeated.`, input: v });
-        return parts;
-      }),
-    )
-    .check(z.meta({ description: `Only these records: a comma-separated list of 1–${MAX_IDS} distinct ids (ids of no record are simply absent).` })),
-);
+/** An optional comma-separated list of 1–100 distinct well-formed ids (`ids`, the calendar's `anime`), described for the OpenAPI document. */
+export const idsListParam = (description: string) =>
+  z.optional(
+    z
+      .pipe(
+        z.string(),
+        z.transform((v: string, ctx) => {
+          const parts = v.split(',');
+          const bad = parts.find((p) => !ID_PATTERN.test(p));
+          if (bad !== undefined) ctx.issues.push({ code: 'custom', message: bad === '' ? `${IDS} An id is empty.` : `"${bad.slice(0, 70)}" is not a valid id.`, input: v });
+          else if (parts.length > MAX_IDS) ctx.issues.push({ code: 'custom', message: `${IDS} ${parts.length} were given.`, input: v });
+          else if (new Set(parts).size < parts.length) ctx.issues.push({ code: 'custom', message: `${IDS} An id is repeated.`, input: v });
+          return parts;
+        }),
+      )
+      .check(z.meta({ description })),
+  );
+export const idsParam = idsListParam(`Only these records: a comma-separated list of 1–${MAX_IDS} distinct ids (ids of no record are simply absent).`);
 
 /** A number 0–10 with at most two decimals (`min_score`). */
 const SCORE = 'Must be a number between 0 and 10 with at most two decimals.';

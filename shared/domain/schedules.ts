@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import type { ScheduleEntry } from '../db/animes.js';
 import { sortKey } from '../db/sort-keys.js';
-import { enumParam, orderingParam, sfwParam } from './params.js';
+import { enumParam, idsListParam, orderingParam, sfwParam } from './params.js';
 import { searchNormalize } from '../text.js';
 import { isTimeZone, localTime, nextEpisode, weeklySlot } from './broadcast.js';
 import { animeCard } from './cards.js';
@@ -18,6 +18,17 @@ export const scheduleQuery = z.object({
   day: enumParam(ScheduleDay),
   tz: z.optional(z.string().check(z.refine(isTimeZone, 'Not a known IANA time zone.'))).check(z.meta({ description: 'IANA time zone of the days and times (default: each broadcast’s own).' })),
   ordering: orderingParam(scheduleOrderings, 'day'),
+  sfw: sfwParam,
+});
+
+/** The calendar's weeks ahead (§8.6). */
+const WEEKS = 'Must be a whole number of weeks from 1 to 8.';
+
+/** `GET /api/schedules/calendar.ics` (API.md §8.6). */
+export const calendarQuery = z.object({
+  anime: idsListParam('Only these animes: a comma-separated list of 1–100 distinct anime ids (unknown or deleted ones are ignored). Default: every airing anime with a broadcast slot.'),
+  tz: z.optional(z.string().check(z.refine(isTimeZone, 'Not a known IANA time zone.'), z.meta({ description: 'IANA time zone of the events’ DTSTART (default Asia/Tokyo).' }))),
+  weeks: z.optional(z.pipe(z.string().check(z.regex(/^[1-8]$/, WEEKS)), z.transform(Number)).check(z.meta({ description: 'Weeks ahead, 1–8 (default 4).' }))),
   sfw: sfwParam,
 });
 

@@ -95,21 +95,6 @@ export function renderDocsPage(bundle: string, css: string): DocsPage {
   return { html: bytes, gzip: gzipSync(bytes), csp };
 }
 
-/**
- * Whether an Accept-Encoding value accepts gzip: named with a non-zero weight, or not named and
- * `*` accepted (RFC 9110 §12.5.3).
- */
-export function acceptsGzip(header: string | undefined): boolean {
-  const weights = new Map<string, number>();
-  for (const part of (header ?? '').split(',')) {
-    const [coding, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    if (!coding) continue;
-    const q = params.find((p) => p.startsWith('q='));
-    weights.set(coding, q === undefined ? 1 : Number(q.slice(2)) || 0);
-  }
-  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
-}
-
 let built: DocsPage | undefined;
 
 /** The page from the renderer's installed files, built once per process. */

@@ -52,8 +52,25 @@ export function cacheControl(policy: CachePolicy, personalised: boolean): string
       return personalised ? 'private, no-store' : 'public, max-age=60';
     case 'static':
       return 'public, max-age=3600';
+    case 'feed':
+      return 'public, max-age=300';
     case 'private':
     case 'no-store':
       return policy === 'private' ? 'private, no-store' : 'no-store';
   }
+}
+
+/**
+ * Whether an Accept-Encoding value accepts gzip: named with a non-zero weight, or not named and
+ * `*` accepted (RFC 9110 §12.5.3).
+ */
+export function acceptsGzip(header: string | undefined): boolean {
+  const weights = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [coding, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    if (!coding) continue;
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(coding, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
 }

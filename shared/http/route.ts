@@ -22,10 +22,11 @@ export type Access = 'public' | 'credentials' | Role;
 
 /**
  * Cache-Control of successful GET responses (§1.7): `public` (max-age=60), `private`
- * (private, no-store), `no-store`, `static` (public, max-age=3600). `public-vary` is public for
- * anonymous callers and private with a token, with `Vary: Authorization`.
+ * (private, no-store), `no-store`, `static` (public, max-age=3600), `feed` (public,
+ * max-age=300: the airing calendar, §8.6). `public-vary` is public for anonymous callers and
+ * private with a token, with `Vary: Authorization`.
  */
-export type CachePolicy = 'public' | 'private' | 'no-store' | 'static' | 'public-vary';
+export type CachePolicy = 'public' | 'private' | 'no-store' | 'static' | 'public-vary' | 'feed';
 
 export interface ResponseSpec {
   status: 200 | 201 | 204;
@@ -40,7 +41,7 @@ export interface ResponseSpec {
   /** Write responses carry the ETag of the record they return; false where the body is no record. */
   etag?: boolean;
   /** The body's media type when it is not JSON (the handler replies with `content`, handler.ts). */
-  media?: 'text/html';
+  media?: 'text/html' | 'text/calendar';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, docsPage, inlineScript, renderDocsPage } from '../../shared/http/docs-page.js';
+import { docsPage, inlineScript, renderDocsPage } from '../../shared/http/docs-page.js';
+import { acceptsGzip } from '../../shared/http/represent.js';
 
 describe('the docs page', () => {
   it('inlined scripts cannot end their element or enter the parser\'s escaped states', () => {
