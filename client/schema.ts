@@ -1183,6 +1183,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schedules/calendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The airing calendar (iCalendar): every episode of the airing animes, or of the animes named, for the next weeks */
+        get: operations["schedules.calendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/seasons/{year}/{season}/": {
         parameters: {
             query?: never;
@@ -17716,6 +17733,78 @@ export interface operations {
                             } | null;
                         })[];
                     };
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `urn:problem:invalid-query` (Invalid query parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:invalid-token` (Invalid token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:internal-error` (Internal error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:service-unavailable` (Service unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "schedules.calendar": {
+        parameters: {
+            query?: {
+                /** @description Only these animes: a comma-separated list of 1–100 distinct anime ids (unknown or deleted ones are ignored). Default: every airing anime with a broadcast slot. */
+                anime?: string;
+                /** @description IANA time zone of the events’ DTSTART (default Asia/Tokyo). */
+                tz?: string;
+                /** @description Weeks ahead, 1–8 (default 4). */
+                weeks?: string;
+                /** @description true: leave out titles rated rx or with an explicit genre or theme. */
+                sfw?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
                 };
             };
             /** @description Not modified (If-None-Match) */

@@ -1,5 +1,6 @@
 /**
- * The authorization matrix (issue 9 §3): every one of the 151 operations × every caller kind of
+ * The authorization matrix (issue 9 §3): every one of the 151 operations, and the extensions of
+ * §8 built (row 152: the airing calendar, open to anyone), × every caller kind of
  * API.md §2.4 gets exactly the status the contract says. The expectations are §2.5's permission
  * table, copied below as data (with each operation's success status from §4), and §2.1 for the
  * callers whose token is not valid — never the route declarations, so that a wrong declaration
@@ -18,13 +19,13 @@
  * The table of cells is printed; mismatches are listed.
  */
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Role } from '../../shared/auth/roles.js';
 import { makeAccount, type Account } from '../support/accounts.js';
 import { problemDefects, problemKind, type ProblemKind } from '../support/problems.js';
 import { OPERATION_FIXTURES, sendCall, World, type InvalidCaller, type OperationFixture } from '../support/operations.js';
 import { useServer } from '../support/server.js';
+import { SPEC_OPERATIONS } from '../support/spec.js';
 
 // The matrix watches statuses only: no stream consumers or jobs are needed.
 const server = useServer({ background: false });
@@ -184,6 +185,7 @@ const PERMISSIONS = `
 | 149 | POST | /api/users/reset_password_confirm/ | 204 | ✓ | ✓ | — | ✓ | ✓ | ✓ |
 | 150 | POST | /api/users/set_email/ | 204 | 401 | self | self | self | self | self |
 | 151 | POST | /api/users/set_password/ | 204 | 401 | self | self | self | self | self |
+| 152 | GET | /api/schedules/calendar.ics | 200 | ✓ | ✓ | — | ✓ | ✓ | ✓ |
 `;
 
 /** §2.1: the credential-establishing operations, which ignore the Authorization header. */
@@ -341,15 +343,12 @@ async function runCell(fixture: OperationFixture, row: Row, column: Column, expe
 }
 
 describe('the authorization matrix (API.md §2.1, §2.4, §2.5)', () => {
-  it('§2.5 lists the 151 operations of docs/spec/operations.tsv, and every one has a request fixture', () => {
-    const spec = readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split('\t').slice(0, 2).join(' '));
-    expect(ROWS.map((r) => r.n)).toEqual(Array.from({ length: 151 }, (_, i) => i + 1));
+  it('§2.5 lists the 151 operations of docs/spec/operations.tsv, then the extensions of §8 built (open to anyone), and every one has a request fixture', () => {
+    const spec = SPEC_OPERATIONS.map((o) => o.key);
+    expect(ROWS.map((r) => r.n)).toEqual(Array.from({ length: spec.length }, (_, i) => i + 1));
     expect(ROWS.map(keyOf)).toEqual(spec);
     expect(ROWS.map(keyOf).filter((k) => !OPERATION_FIXTURES.has(k))).toEqual([]);
-    expect(OPERATION_FIXTURES.size).toBe(151);
+    expect(OPERATION_FIXTURES.size).toBe(spec.length);
   });
 
   it('every cell gives exactly the status the contract says', { timeout: 600_000 }, async () => {

@@ -8,7 +8,7 @@
  * the DOM), so the page is scrolled from top to bottom and every operation seen on the way is
  * counted.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORT } from '../../functions/registry.js';
 import { gatewayPath } from '../../shared/http/route.js';
 import { send } from '../support/contract.js';
+import { SPEC_OPERATIONS } from '../support/spec.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
@@ -27,14 +28,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-/** Every operation of the contract (docs/spec/operations.tsv) and the support endpoints, as the document names them. */
-const expected = [
-  ...readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => l.split('\t')),
-  ...SUPPORT.map((r) => [r.method, r.path]),
-].map(([method, path]) => `${method} ${gatewayPath(path!)}`);
+/** Every operation of the contract (docs/spec/, the extensions built) and the support endpoints, as the document names them. */
+const expected = [...SPEC_OPERATIONS.map((o) => [o.method, o.path]), ...SUPPORT.map((r) => [r.method, r.path])].map(([method, path]) => `${method} ${gatewayPath(path!)}`);
 
 let profile: string;
 let context: BrowserContext;
@@ -89,7 +84,7 @@ describe('the docs page in a browser', () => {
       await page.waitForTimeout(40);
     }
     expect([...seenOps].sort()).toEqual([...expected].sort());
-    expect(expected).toHaveLength(151 + SUPPORT.length);
+    expect(expected).toHaveLength(SPEC_OPERATIONS.length + SUPPORT.length);
     expect([...seenTags].sort()).toEqual([...tags].sort());
 
     const origin = new URL(server.url).origin;

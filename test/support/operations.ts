@@ -1,5 +1,5 @@
 /**
- * A valid request for each of the 151 operations (API.md §2.5), for a given caller: path ids of
+ * A valid request for each of the operations (API.md §2.5's 151 and the extensions of §8 built), for a given caller: path ids of
  * existing records, a valid body with unique values where the contract wants them, and the
  * records the request needs (a title, a review, a list item, a profile, an account with an
  * e-mailed token…) — the caller's own where ownership matters (`target: 'own'`), another
@@ -341,6 +341,8 @@ for (const path of [
   '/api/recommendations/anime/',
   '/api/recommendations/manga/',
   '/api/schedules/',
+  // §8.6: the calendar (an extension of docs/spec/extensions.tsv).
+  '/api/schedules/calendar.ics',
   '/api/seasons/now/',
   '/api/seasons/upcoming/',
   '/api/top/animes/',

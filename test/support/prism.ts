@@ -20,7 +20,7 @@
  *
  * What was validated is counted per operation and status in memory and written per test file to
  * the run's record directory; `npm test` (test/run.ts) checks the records of a full run with
- * contractCoverage(): every one of the 151 operations validated, no response violation.
+ * contractCoverage(): every one of the operations validated, no response violation.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -321,7 +321,7 @@ export interface Coverage {
   /** Requests validated live through the proxy, and by replay. */
   proxied: number;
   replayed: number;
-  /** Operations (of the 151) with at least one validated response. */
+  /** Operations (of the 151 and the extensions) with at least one validated response. */
   covered: string[];
   missing: string[];
   /** Per operation: the statuses validated, each marked `*` when only by replay. */

@@ -1,35 +1,35 @@
 /**
  * The declared routes against the specification (docs/spec/operations.tsv, a copy of the
- * contract's operation list), and each declaration against its handler module.
+ * contract's operation list, and docs/spec/extensions.tsv, the operations of API.md §8), and
+ * each declaration against its handler module.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, ROUTES } from '../../functions/registry.js';
 import { POLICIES, routePolicies } from '../../shared/http/rate-limits.js';
 import { needsAuthorizer, routeEntry } from '../../shared/http/route.js';
+import { NOT_YET, SPEC_OPERATIONS, specFile } from '../support/spec.js';
 
-const spec = readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => {
-    const [method, path] = l.split('\t');
-    return `${method} ${path}`;
-  });
+const seed = specFile('operations.tsv').map((o) => o.key);
+const spec = SPEC_OPERATIONS.map((o) => o.key);
 
 describe('declared operations', () => {
-  it('the repository copy of the operation list is the contract’s', () => {
-    const upstream = new URL('../../../shared/spec/operations.tsv', import.meta.url);
-    if (existsSync(upstream)) expect(readFileSync(new URL('../../docs/spec/operations.tsv', import.meta.url), 'utf8')).toBe(readFileSync(upstream, 'utf8'));
-    expect(spec).toHaveLength(151);
+  it('the repository copies of the operation lists are the contract’s', () => {
+    for (const file of ['operations.tsv', 'extensions.tsv']) {
+      const upstream = new URL(`../../../shared/spec/${file}`, import.meta.url);
+      if (existsSync(upstream)) expect(readFileSync(new URL(`../../docs/spec/${file}`, import.meta.url), 'utf8'), file).toBe(readFileSync(upstream, 'utf8'));
+    }
+    expect(seed).toHaveLength(151);
+    expect(specFile('extensions.tsv')).toHaveLength(2);
   });
 
-  it('the declared operations are exactly the specification’s 151, each once', () => {
+  it('the declared operations are exactly the specification’s 151 and the extensions built, each once', () => {
     const declared = OPERATIONS.map((r) => `${r.method} ${r.path}`);
     expect(declared.filter((d) => !spec.includes(d))).toEqual([]);
     expect(new Set(declared).size).toBe(declared.length);
     // Exactly the operations of the specification: none missing.
     expect(spec.filter((s) => !declared.includes(s))).toEqual([]);
-    expect(declared).toHaveLength(151);
+    expect(declared).toHaveLength(151 + 2 - NOT_YET.length);
   });
 
   it('route names are unique and every route has its handler module', async () => {
