@@ -6,11 +6,11 @@
  * with a broadcast slot; with it, the animes named (an upcoming one too; unknown and deleted ids
  * ignored); `sfw`; text/calendar, max-age=300, ETag and 304, gzip; 400s for `tz`, `weeks`, `anime`.
  */
-import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setClock } from '../../shared/clock.js';
-import { nextEpisode, offsetAt, type Airing } from '../../shared/domain/broadcast.js';
+import { offsetAt, type Airing } from '../../shared/domain/broadcast.js';
 import { expectErrors, expectJson, send, uniqueName } from '../support/contract.js';
+import { calendarEvents, episodeSequence } from '../support/ical.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
@@ -21,26 +21,7 @@ const WEEK = 7 * 86_400_000;
 const create = async (extra: Record<string, unknown>) => expectJson(await send(server, 'POST', '/api/animes/', { body: { name: uniqueName('Cal'), ...extra }, headers: auth }), 201);
 const calendar = (query: string, headers: Record<string, string> = {}) => send(server, 'GET', `/api/schedules/calendar.ics?${query}`, { headers });
 
-/** The events of a calendar as ical.js reads them (instants from the calendar's own VTIMEZONE). */
-function eventsOf(text: string) {
-  const root = new ICAL.Component(ICAL.parse(text));
-  for (const tz of root.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(tz);
-  return root.getAllSubcomponents('vevent').map((v) => {
-    const e = new ICAL.Event(v);
-    return { uid: e.uid, at: e.startDate.toJSDate().getTime(), local: v.getFirstProperty('dtstart')!.toICALString().split(':')[1]!, tzid: v.getFirstProperty('dtstart')!.getParameter('tzid'), seconds: e.duration.toSeconds(), summary: e.summary, url: String(v.getFirstPropertyValue('url')) };
-  });
-}
 
-/** §5.3's episodes of an anime in (from, to]. */
-function sequence(a: Airing, from: number, to: number): { number: number; at: number }[] {
-  const out: { number: number; at: number }[] = [];
-  for (let now = from; ; ) {
-    const e = nextEpisode(a, now);
-    if (!e || Date.parse(e.airs_at) > to) return out;
-    out.push({ number: e.number, at: Date.parse(e.airs_at) });
-    now = Date.parse(e.airs_at);
-  }
-}
 
 const shows: Record<string, any> = {};
 beforeAll(async () => {
@@ -66,10 +47,10 @@ describe('GET /api/schedules/calendar.ics', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
       expect(res.headers.get('cache-control')).toBe('public, max-age=300');
-      const events = eventsOf(res.text);
+      const events = calendarEvents(res.text);
       for (const show of [shows.tokyo, shows.newYork, shows.upcoming]) {
         const mine = events.filter((e) => e.url.endsWith(`/api/animes/${show.id}/`));
-        const want = sequence(show as Airing, from, from + 8 * WEEK);
+        const want = episodeSequence(show as Airing, from, from + 8 * WEEK);
         expect(want.length).toBeGreaterThan(2);
         // The written local time is §5.3's instant's; ical.js reads a repeated hour as its second occurrence (RFC 5545 §3.3.5 says the first).
         expect(mine.map((e) => e.local)).toEqual(want.map((w) => new Date(w.at + offsetAt(zone, w.at)).toISOString().replace(/[-:]/g, '').slice(0, 15)));
@@ -88,17 +69,17 @@ describe('GET /api/schedules/calendar.ics', () => {
   }
 
   it('without anime: the airing animes with a broadcast slot (not the upcoming one); sfw=true leaves out the explicit one; 4 weeks by default', async () => {
-    const all = eventsOf((await calendar('')).text);
+    const all = calendarEvents((await calendar('')).text);
     const has = (events: { url: string }[], show: any) => events.some((e) => e.url.endsWith(`/api/animes/${show.id}/`));
     expect(has(all, shows.tokyo) && has(all, shows.newYork) && has(all, shows.explicit)).toBe(true);
     expect(has(all, shows.upcoming)).toBe(false);
     expect(Math.max(...all.map((e) => e.at))).toBeLessThanOrEqual(from + 4 * WEEK);
     // Asia/Tokyo by default.
     expect((await calendar('')).text).toContain('DTSTART;TZID=Asia/Tokyo:');
-    const safe = eventsOf((await calendar('sfw=true')).text);
+    const safe = calendarEvents((await calendar('sfw=true')).text);
     expect(has(safe, shows.tokyo)).toBe(true);
     expect(has(safe, shows.explicit)).toBe(false);
-    expect(has(eventsOf((await calendar(`anime=${shows.explicit.id}&sfw=true`)).text), shows.explicit)).toBe(false);
+    expect(has(calendarEvents((await calendar(`anime=${shows.explicit.id}&sfw=true`)).text), shows.explicit)).toBe(false);
   });
 
   it('ETag and If-None-Match → 304; gzip when accepted', async () => {

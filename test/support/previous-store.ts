@@ -242,15 +242,25 @@ export async function toVersion1(opts: { leftLists?: readonly Item[]; leftEntrie
  * same sections without the entries, and a header without `entries`. For a snapshot whose entries
  * are not known (built with `entriesKnown` false), which has no entries section.
  */
-export function asVersion1(bytes: Uint8Array): Uint8Array {
+export const asVersion1 = (bytes: Uint8Array): Uint8Array => asFormat(bytes, 1, ['entries', 'relevance']);
+
+/**
+ * Snapshot bytes of the current format as an earlier format version wrote them: the same
+ * sections, the version number `version`, and a header without the flags of the sections it
+ * did not have (which must be off: those sections are absent).
+ */
+function asFormat(bytes: Uint8Array, version: number, flags: readonly string[]): Uint8Array {
   const r = new ByteReader(bytes);
   const magic = [r.u8(), r.u8(), r.u8(), r.u8()];
   r.u32();
-  const { entries, relevance, ...header } = JSON.parse(r.text()) as { entries?: boolean; relevance?: boolean };
-  if (entries !== false || relevance !== false) throw new Error('asVersion1: the snapshot has entries or relevance words');
+  const header = JSON.parse(r.text()) as Record<string, unknown>;
+  for (const flag of flags) {
+    if (header[flag] !== false) throw new Error(`as format ${version}: the snapshot has ${flag}`);
+    delete header[flag];
+  }
   const w = new ByteWriter();
   for (const b of magic) w.u8(b);
-  w.u32(1);
+  w.u32(version);
   w.text(JSON.stringify(header));
   w.bytes(bytes.subarray(r.at));
   return w.done();
@@ -367,19 +377,7 @@ export async function toVersion5(): Promise<Item[]> {
 }
 
 /** Snapshot bytes of the current format, without relevance words, as format version 2 wrote them: a header without `relevance`. */
-export function asVersion2(bytes: Uint8Array): Uint8Array {
-  const r = new ByteReader(bytes);
-  const magic = [r.u8(), r.u8(), r.u8(), r.u8()];
-  r.u32();
-  const { relevance, ...header } = JSON.parse(r.text()) as { relevance?: boolean };
-  if (relevance !== false) throw new Error('asVersion2: the snapshot has relevance words');
-  const w = new ByteWriter();
-  for (const b of magic) w.u8(b);
-  w.u32(2);
-  w.text(JSON.stringify(header));
-  w.bytes(bytes.subarray(r.at));
-  return w.done();
-}
+export const asVersion2 = (bytes: Uint8Array): Uint8Array => asFormat(bytes, 2, ['relevance']);
 
 /**
  * Rewrites the table of TABLE_NAME (written by the current code, every title index published)

@@ -12,10 +12,10 @@
  * second. For those events the test checks the local time written and that ical.js reads the
  * later occurrence, an hour on (docs/decisions.md EX8).
  */
-import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { nextEpisode, offsetAt, type Airing } from '../../shared/domain/broadcast.js';
+import { offsetAt, type Airing } from '../../shared/domain/broadcast.js';
 import { calendarText, fold, transitions, type CalendarAnime } from '../../shared/domain/calendar.js';
+import { calendarEvents, episodeSequence } from '../support/ical.js';
 
 const WEEK = 7 * 86_400_000;
 
@@ -29,16 +29,6 @@ function air(broadcast: Airing['broadcast'], aired_from: string, episodes: numbe
   return { status: 'airing', broadcast, aired_from, aired_to: null, episodes };
 }
 
-/** The next_episode sequence of an anime in (from, to]: §5.3 applied again after each episode. */
-function expected(a: Airing, from: number, to: number): { number: number; at: number }[] {
-  const out: { number: number; at: number }[] = [];
-  for (let now = from; ; ) {
-    const e = nextEpisode(a, now);
-    if (!e || Date.parse(e.airs_at) > to) return out;
-    out.push({ number: e.number, at: Date.parse(e.airs_at) });
-    now = Date.parse(e.airs_at);
-  }
-}
 
 /** Whether an instant's local time in `zone` also names another instant (the hour clocks repeat when they go back). */
 const ambiguous = (zone: string, at: number) => [at - 3_600_000, at + 3_600_000].some((t) => t + offsetAt(zone, t) === at + offsetAt(zone, at));
@@ -46,24 +36,6 @@ const ambiguous = (zone: string, at: number) => [at - 3_600_000, at + 3_600_000]
 /** Where ical.js puts an event of §5.3's instant `at`: the same, or an hour later for a repeated local time (see above). */
 const readAt = (zone: string, at: number) => (ambiguous(zone, at) ? at + 3_600_000 : at);
 
-/** The events of a calendar as ical.js reads them, with instants from the calendar's own VTIMEZONE. */
-function parsed(text: string) {
-  const root = new ICAL.Component(ICAL.parse(text));
-  for (const tz of root.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(tz);
-  return root.getAllSubcomponents('vevent').map((v) => {
-    const event = new ICAL.Event(v);
-    return {
-      uid: event.uid,
-      at: event.startDate.toJSDate().getTime(),
-      tzid: v.getFirstProperty('dtstart')!.getParameter('tzid'),
-      seconds: event.duration.toSeconds(),
-      summary: event.summary,
-      url: String(v.getFirstPropertyValue('url')),
-      stamp: (v.getFirstPropertyValue('dtstamp') as ICAL.Time).toJSDate().getTime(),
-      local: v.getFirstProperty('dtstart')!.toICALString().split(':')[1]!,
-    };
-  });
-}
 
 describe('the airing calendar, parsed back by ical.js', () => {
   for (const zone of ['Europe/Paris', 'America/New_York']) {
@@ -74,8 +46,8 @@ describe('the airing calendar, parsed back by ical.js', () => {
         const changes = transitions(zone, from, to);
         expect(changes.length, 'the window holds a DST change').toBe(1);
         const text = calendarText(animes, zone, from, to, from);
-        const events = parsed(text);
-        const want = animes.flatMap((a) => expected(a.airing, from, to).map((e) => ({ a, ...e }))).sort((x, y) => x.at - y.at || (x.a.id < y.a.id ? -1 : 1));
+        const events = calendarEvents(text);
+        const want = animes.flatMap((a) => episodeSequence(a.airing, from, to).map((e) => ({ a, ...e }))).sort((x, y) => x.at - y.at || (x.a.id < y.a.id ? -1 : 1));
         expect(want.length).toBeGreaterThan(15);
         expect(events.map((e) => e.at)).toEqual(want.map((w) => readAt(zone, w.at)));
         // The local time written is §5.3's instant's in the zone, repeated hour included.
@@ -98,8 +70,8 @@ describe('the airing calendar, parsed back by ical.js', () => {
 
   it('UIDs are stable: a later window shows the same episodes under the same UIDs', () => {
     const from = Date.parse('2026-10-01T00:00:00Z');
-    const a = parsed(calendarText(animes, 'Asia/Tokyo', from, from + 4 * WEEK, from));
-    const b = parsed(calendarText(animes, 'UTC', from + WEEK, from + 5 * WEEK, from + WEEK));
+    const a = calendarEvents(calendarText(animes, 'Asia/Tokyo', from, from + 4 * WEEK, from));
+    const b = calendarEvents(calendarText(animes, 'UTC', from + WEEK, from + 5 * WEEK, from + WEEK));
     const shared = b.filter((e) => e.at <= from + 4 * WEEK);
     expect(shared.length).toBeGreaterThan(5);
     for (const e of shared) expect(a.find((x) => x.uid === e.uid)?.at).toBe(e.at);
@@ -110,7 +82,7 @@ describe('the airing calendar, parsed back by ical.js', () => {
     const text = calendarText(animes.slice(0, 1), 'Asia/Tokyo', from, from + WEEK, from);
     expect(text.match(/BEGIN:(STANDARD|DAYLIGHT)/g)).toEqual(['BEGIN:STANDARD']);
     expect(text).toContain('TZOFFSETTO:+0900');
-    expect(parsed(text).map((e) => new Date(e.at).toISOString())).toEqual(expected(animes[0]!.airing, from, from + WEEK).map((e) => new Date(e.at).toISOString()));
+    expect(calendarEvents(text).map((e) => new Date(e.at).toISOString())).toEqual(episodeSequence(animes[0]!.airing, from, from + WEEK).map((e) => new Date(e.at).toISOString()));
   });
 
   it('folds at 75 octets without splitting a character, and unfolds to the same line', () => {

@@ -6,18 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allowedEdits, fuzzyMatches } from '../../shared/search/fuzzy.js';
-
-/** Optimal string alignment distance (Damerau–Levenshtein with adjacent swaps), on code points. */
-function osa(a: number[], b: number[]): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
+import { osaDistance } from '../support/reference-list.js';
 
 function brute(words: readonly string[], term: string): number[] {
   const t = Array.from(term, (c) => c.codePointAt(0)!);
@@ -25,7 +14,7 @@ function brute(words: readonly string[], term: string): number[] {
   if (k === 0) return [];
   return words.flatMap((w, i) => {
     const cps = Array.from(w, (c) => c.codePointAt(0)!);
-    const ok = [t.length - 1, t.length, t.length + 1].some((n) => n >= 1 && n <= cps.length && osa(t, cps.slice(0, n)) <= k);
+    const ok = [t.length - 1, t.length, t.length + 1].some((n) => n >= 1 && n <= cps.length && osaDistance(term, String.fromCodePoint(...cps.slice(0, n))) <= k);
     return ok ? [i] : [];
   });
 }
