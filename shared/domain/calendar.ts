@@ -18,7 +18,7 @@ import { nextEpisode, offsetAt, type Airing, type NextEpisode } from './broadcas
 const DAY_MS = 86_400_000;
 
 /** An anime's episodes later than `from` and not later than `to` (epoch milliseconds), in order. */
-export function episodesBetween(a: Airing, from: number, to: number): NextEpisode[] {
+function episodesBetween(a: Airing, from: number, to: number): NextEpisode[] {
   const out: NextEpisode[] = [];
   for (let now = from; ; ) {
     const e = nextEpisode(a, now);
@@ -74,7 +74,7 @@ function localText(wall: number): string {
 }
 
 /** An instant as a UTC DATE-TIME: `YYYYMMDDTHHMMSSZ`. */
-export const utcText = (at: number): string => `${localText(Math.floor(at / 1000) * 1000)}Z`;
+const utcText = (at: number): string => `${localText(Math.floor(at / 1000) * 1000)}Z`;
 
 /** A UTC offset as RFC 5545 §3.3.14 writes it: `+0900`, `-0430`, `+053028` with seconds. */
 function offsetText(ms: number): string {
@@ -109,7 +109,7 @@ export function vtimezone(zone: string, from: number, to: number): string[] {
 }
 
 /** TEXT escaped as RFC 5545 §3.3.11 says: backslash, semicolon, comma, newline. */
-export const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n|\r/g, '\\n');
+const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n|\r/g, '\\n');
 
 /** A content line folded at 75 octets (RFC 5545 §3.1), never inside a UTF-8 character. */
 export function fold(line: string): string {

@@ -47,7 +47,7 @@ export interface DeltaSet {
 
 /**
  * Whether each delta's vector matches `q` (catalogue-index.ts matches). With `fuzzy`, a term
- * matches as relevance.ts fieldsMatch has it, over each vector's words prepared once per delta
+ * matches as relevance.ts wordsMatch has it, over each vector's words prepared once per delta
  * set and a typo test prepared once per term.
  */
 function deltaMatcher(set: DeltaSet, q: IndexQuery): (v: Vector, x: number) => boolean {
