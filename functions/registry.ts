@@ -6,6 +6,7 @@
  */
 import type { RouteDecl } from '../shared/http/route.js';
 import { routes as animes } from './animes/routes.js';
+import { routes as changes } from './changes/routes.js';
 import { routes as characters } from './characters/routes.js';
 import { routes as demographics } from './demographics/routes.js';
 import { routes as genres } from './genres/routes.js';
@@ -29,7 +30,7 @@ import { routes as tokens } from './tokens/routes.js';
 import { routes as top } from './top/routes.js';
 import { routes as users } from './users/routes.js';
 
-export const OPERATIONS: readonly RouteDecl[] = [animes, characters, demographics, genres, home, magazines, mangas, news, persons, playlists, producers, profiles, random, recommendations, reviews, schedules, seasons, socials, themes, tokens, top, users].flatMap(
+export const OPERATIONS: readonly RouteDecl[] = [animes, changes, characters, demographics, genres, home, magazines, mangas, news, persons, playlists, producers, profiles, random, recommendations, reviews, schedules, seasons, socials, themes, tokens, top, users].flatMap(
   (g): RouteDecl[] => Object.values(g),
 );
 

@@ -14,6 +14,7 @@ export const PROBLEMS = {
   'stale-token': { status: 403, title: 'Stale token' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  gone: { status: 410, title: 'Gone' },
   conflict: { status: 409, title: 'Conflict' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },

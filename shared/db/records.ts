@@ -24,7 +24,8 @@ import { getItems, storableKey, type Item, type ItemKey } from './batch.js';
 import { pageOf } from './catalogue-index.js';
 import { send, tableName } from './client.js';
 import { grant, grants, type CrudGrants, type KeyGrants, type KeyPattern } from './key-patterns.js';
-import { cancellationReasons, retryOnConflict } from './errors.js';
+import { cancellationReasons, retryOnConflict, takingTurns } from './errors.js';
+import { feedKindOf, FeedMoved, feedPlan, FEED_WRITES, readFeedHead, type FeedChange } from './feed.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
 import { shardsPlan, TOMBSTONE_KEYS, tombstonePlan } from './tombstones.js';
@@ -137,18 +138,21 @@ export const listReads = <R extends BaseRecord>(def: EntityDef<R>): KeyGrants =>
  * record (GetItem; with a token BatchGetItem); a creation puts the record, its claims and
  * ordering entries and counts it (UpdateItem); a replacement reads the record and puts or moves
  * its items; a deletion reads it, deletes its items, counts it down and, for a record others
- * reference, writes its tombstone (UpdateItem, tombstones.ts).
+ * reference, writes its tombstone (UpdateItem, tombstones.ts). Writes of a kind the change feed
+ * follows also read its head and put it and their entry (feed.ts).
  */
 export function crudGrants<R extends BaseRecord>(def: EntityDef<R>): CrudGrants {
   const own = entityKeys(def);
   // An explicit record is named by the tombstone shards (§8.3).
   const shards = def.explicit ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {};
+  // The writes of a kind the change feed follows make its entries (feed.ts).
+  const fed = feedKindOf(def.kind) ? FEED_WRITES : {};
   return {
     list: grant(own, 'GetItem', 'BatchGetItem', 'Query'),
     get: grant(own, 'GetItem', 'BatchGetItem'),
-    create: grants(grant(own, 'PutItem', 'UpdateItem'), shards),
-    update: grants(grant(own, 'GetItem', 'PutItem', 'DeleteItem'), shards),
-    delete: grants(grant(own, 'GetItem', 'DeleteItem', 'UpdateItem'), def.referenced ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {}),
+    create: grants(grant(own, 'PutItem', 'UpdateItem'), shards, fed),
+    update: grants(grant(own, 'GetItem', 'PutItem', 'DeleteItem'), shards, fed),
+    delete: grants(grant(own, 'GetItem', 'DeleteItem', 'UpdateItem'), def.referenced ? grant(TOMBSTONE_KEYS, 'UpdateItem') : {}, fed),
   };
 }
 
@@ -443,8 +447,18 @@ async function commitTrying(tries: number, plans: WritePlan[]): Promise<void> {
   );
 }
 
+/**
+ * Commits a write of a record of `def`: for a kind the change feed follows, with its entry
+ * (feed.ts), taking the feed's next number (planned again while other writes take it first).
+ */
+async function commitRecordWrite<R extends BaseRecord>(def: EntityDef<R>, id: string, change: FeedChange, plan: WritePlan): Promise<void> {
+  const kind = feedKindOf(def.kind);
+  if (!kind) return commit(plan);
+  await takingTurns(async () => commit(plan, feedPlan(await readFeedHead(), { kind, id, change })), (err) => err instanceof FeedMoved, `The ${kind}`);
+}
+
 export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): Promise<Stored<R>> {
-  await commit(createPlan(def, r, priv));
+  await commitRecordWrite(def, r.id, 'created', createPlan(def, r, priv));
   return { record: r, rev: 1, ...(priv ? { priv } : {}) };
 }
 
@@ -468,12 +482,12 @@ export async function replaceRecord<R extends BaseRecord>(
   after: R,
   priv: Record<string, unknown> | undefined = before.priv,
 ): Promise<Stored<R>> {
-  await commit(replacePlan(def, before, after, priv));
+  await commitRecordWrite(def, after.id, 'updated', replacePlan(def, before, after, priv));
   return { record: after, rev: before.rev + 1, ...(priv ? { priv } : {}) };
 }
 
 export async function deleteRecord<R extends BaseRecord>(def: EntityDef<R>, stored: Stored<R>): Promise<void> {
-  await commit(deletePlan(def, stored));
+  await commitRecordWrite(def, stored.record.id, 'deleted', deletePlan(def, stored));
 }
 
 export interface ListRequest {

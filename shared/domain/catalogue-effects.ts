@@ -104,7 +104,8 @@ async function updateAppearances(id: string): Promise<void> {
     const old = ((before.record as { appearances?: string[] }).appearances ?? []).join(' ');
     if (tokens.join(' ') === old) return 'done';
     return { before, after: { ...before.record, appearances: tokens } as BaseRecord, relations: before.relations };
-  });
+    // A reverse view's values: no change-feed entry (API.md §8.5).
+  }, { feed: false });
 }
 
 /** Marks a title's record changed without changing it, so its stream record runs its reconcile in order. */

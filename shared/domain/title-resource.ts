@@ -4,6 +4,7 @@
  * options, and how a write becomes a stored record with its relations and the count changes of
  * the records it links.
  */
+import { FEED_WRITES } from '../db/feed.js';
 import { indexReads } from './index-reader.js';
 import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
@@ -122,7 +123,8 @@ interface TitleItems {
 function titleOperations(t: TitleItems): CrudGrants {
   const tombstones = TOMBSTONE_READS;
   const views = t.views ? grants(grant(t.own, 'Query'), grant(t.views, 'BatchGetItem')) : {};
-  const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones);
+  // Every write also makes its change-feed entry (shared/db/feed.ts).
+  const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones, FEED_WRITES);
   const linking = grants(write, grant(t.counted ?? [], 'BatchGetItem', 'UpdateItem'), grant(t.referenced ?? [], 'BatchGetItem'));
   return {
     list: grants(grant(t.own, 'BatchGetItem'), indexReads(t.own.replace(/#\*$/, '')), grant(t.filters ?? [], 'BatchGetItem'), tombstones),

@@ -13,7 +13,8 @@ import { changesIndex, loadTitle, titleWrite, type Relations, type StoredTitle, 
 import { sameBut, vectorOf } from '../db/catalogue-index.js';
 import { DeltaMoved, readHead } from '../db/index-deltas.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
-import { Contended } from '../db/errors.js';
+import { Contended, takingTurns } from '../db/errors.js';
+import { feedKindOf, FeedMoved, readFeedHead } from '../db/feed.js';
 import { notFound, validationError } from '../problem.js';
 import { canonicalJson } from '../json.js';
 import { ChangedLink, GoneLink } from './references.js';
@@ -46,20 +47,10 @@ export interface Change<R> {
 }
 
 /**
- * How often a change is committed again when other writes of the kind took its turn first: moved
- * the random-pick slots (creations, deletions) or took the index delta's number (every write that
- * changes what the index holds: index-deltas.ts). The record is not read again for these (it did
- * not change: that would be a conflict), only the kind's head and slots.
- */
-const TURN_TRIES = 40;
-/** The longest wait between two turns (ms); the waits are jittered and grow from a few ms. */
-const TURN_WAIT_MS = 100;
-
-/**
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
  * (its own revision, or a linked record that was deleted or changed type), and committing it
- * again when other writes of the kind took its turn (TURN_TRIES). The main transaction also holds
- * the resource's `extraPlan`, the attempt's `extra` and the record's index delta.
+ * again when other writes took its turn (errors.ts takingTurns). The main transaction also holds
+ * the resource's `extraPlan`, the attempt's `extra`, the record's index delta and its feed entry.
  *
  * A linked record found gone (GoneLink: a link it only loses, to a record deleted since) is left
  * out of the next attempt's counts and does not count as a conflict: each such retry removes one
@@ -72,11 +63,15 @@ const TURN_WAIT_MS = 100;
  * patch once its record writes are done — so the write reads no head and puts no delta. Such a
  * change may change only the vector's values that derive from the job's numbers (the index's
  * `ranked` fields); any other change of the vector throws (it would be published by nobody).
+ *
+ * Every other write makes its change-feed entry (API.md §8.5, feed.ts) in the main transaction,
+ * unless `feed: false` says that it changes only what the feed does not follow (a reverse view's
+ * values, e.g. a character's `appearances`). Patched writes change only derived numbers: none.
  */
 export async function writeTitle<R extends BaseRecord>(
   resource: TitleResource<R>,
   attempt: (skip: ReadonlySet<string>) => Promise<Change<R> | 'done'>,
-  opts: { index?: 'patched' } = {},
+  opts: { index?: 'patched'; feed?: false } = {},
 ): Promise<void> {
   const skip = new Set<string>();
   const kind = resource.title.entity.kind;
@@ -89,24 +84,33 @@ export async function writeTitle<R extends BaseRecord>(
     const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
     // A change of what the kind's index holds of the record carries its delta (index-deltas.ts), unless it is patched.
     const indexed = changesIndex(resource.title, change.before?.record ?? null, change.after) && !(opts.index === 'patched' && patchable(resource.title, change));
+    // Every write of a catalogue record but a derived one makes a change-feed entry in its transaction (feed.ts).
+    const fed = opts.feed !== false && opts.index !== 'patched' && feedKindOf(kind) !== null;
     try {
-      for (let turn = 1; ; turn++) {
-        try {
+      await takingTurns(
+        async () => {
           // Creations and deletions of a kind with random picks also move its slots (slots.ts).
-          const [slots, deltaHead] = await Promise.all([
+          const [slots, deltaHead, feedHead] = await Promise.all([
             resource.title.random && (!change.before || !change.after) ? readSlots(kind, change.after ? undefined : change.before!.record.id) : undefined,
             indexed ? readHead(kind) : undefined,
+            fed ? readFeedHead() : undefined,
           ]);
-          const plan = titleWrite(resource.title, change.before, { after: change.after, relations: change.relations, links, priv: change.priv, ...(slots ? { slots } : {}), ...(deltaHead === undefined ? {} : { deltaHead }) });
+          const plan = titleWrite(resource.title, change.before, {
+            after: change.after,
+            relations: change.relations,
+            links,
+            priv: change.priv,
+            ...(slots ? { slots } : {}),
+            ...(deltaHead === undefined ? {} : { deltaHead }),
+            ...(feedHead === undefined ? {} : { feedHead }),
+          });
           const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
           await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
-          return;
-        } catch (err) {
-          if (!(err instanceof SlotsMoved || err instanceof DeltaMoved)) throw err;
-          if (turn >= TURN_TRIES) throw new Contended(`The ${resource.noun}`);
-          await new Promise((r) => setTimeout(r, Math.random() * Math.min(TURN_WAIT_MS, 4 * 2 ** Math.min(turn, 5))));
-        }
-      }
+        },
+        (err) => err instanceof SlotsMoved || err instanceof DeltaMoved || err instanceof FeedMoved,
+        `The ${resource.noun}`,
+      );
+      return;
     } catch (err) {
       if (err instanceof GoneLink && !skip.has(err.key)) {
         skip.add(err.key);

@@ -156,6 +156,7 @@ const noLimits: RequestLimits = { beforeCredentials: async () => {}, afterCreden
 function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query: z.ZodMiniObject, options: HandlerOptions): middy.MiddlewareObj<ApiEvent, ApiResult> {
   const params = route.params ?? idParams(pathParamNames(route.path));
   const allowedQuery = new Set(Object.keys(query.shape));
+  const repeatable = new Set(route.repeatable ?? []);
   const multipart = route.bodyType === 'multipart';
   const parseMultipart = options.parseMultipart;
   if (multipart && !parseMultipart) throw new Error(`${route.name}: a multipart route's function hands its parser to createHandler`);
@@ -217,7 +218,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
           }
           rawBody = parseJsonObject(bytes);
         }
-        const parsed = parseQuery(event.rawQueryString ?? '', allowedQuery);
+        const parsed = parseQuery(event.rawQueryString ?? '', allowedQuery, repeatable);
         pairs = parsed.pairs;
         const parsedQuery = query.safeParse(parsed.values, { reportInput: true });
         if (!parsedQuery.success) throw invalidQuery(issuesToErrors(parsedQuery.error.issues));

@@ -9,7 +9,8 @@ export function pageLimit(req: ApiRequest): number {
   return req.query.limit ?? DEFAULT_LIMIT;
 }
 
-async function link(req: ApiRequest, cursor: Cursor | null): Promise<string | null> {
+/** The absolute URL of the request's list at `cursor`: every query parameter repeated, `cursor` set (§1.5). */
+export async function pageLink(req: ApiRequest, cursor: Cursor | null): Promise<string | null> {
   if (!cursor) return null;
   const token = await encodeCursor(cursor, queryBinding(req.path, req.queryPairs));
   const pairs = req.queryPairs.filter(([k]) => k !== 'cursor');
@@ -24,6 +25,6 @@ export async function pageReply<T>(
   count: number | null,
   extra: Record<string, unknown> = {},
 ): Promise<Reply> {
-  const [next, previous] = await Promise.all([link(req, page.next), link(req, page.previous)]);
+  const [next, previous] = await Promise.all([pageLink(req, page.next), pageLink(req, page.previous)]);
   return { status: 200, body: { count, next, previous, results: page.items, ...extra } };
 }

@@ -57,9 +57,14 @@ const PAGE_NUMBER_PARAMS = new Set(['offset', 'page', 'p']);
 
 /**
  * Splits a raw query string into decoded pairs and checks the rules that do not depend on the
- * values: only `allowed` names, none repeated, none empty (except `q`), and no offset paging.
+ * values: only `allowed` names, none repeated (but `repeatable` ones, whose values are joined with
+ * commas), none empty (except `q`), and no offset paging.
  */
-export function parseQuery(raw: string, allowed: ReadonlySet<string>): { pairs: [string, string][]; values: Record<string, string> } {
+export function parseQuery(
+  raw: string,
+  allowed: ReadonlySet<string>,
+  repeatable: ReadonlySet<string> = new Set(),
+): { pairs: [string, string][]; values: Record<string, string> } {
   const pairs: [string, string][] = [];
   const errors = fieldErrors();
   const add = (k: string, m: string) => addError(errors, k, m);
@@ -87,9 +92,9 @@ export function parseQuery(raw: string, allowed: ReadonlySet<string>): { pairs: 
   const values = new Map<string, string>();
   for (const [k, v] of pairs) {
     if (!allowed.has(k)) add(k, 'Unknown query parameter.');
-    else if (values.has(k)) add(k, 'This parameter may not be repeated.');
+    else if (values.has(k) && !repeatable.has(k)) add(k, 'This parameter may not be repeated.');
     else if (v === '' && k !== 'q') add(k, 'This parameter may not be empty.');
-    values.set(k, v);
+    values.set(k, values.has(k) ? `${values.get(k)},${v}` : v);
   }
   if (Object.keys(errors).length > 0) throw invalidQuery(errors);
   return { pairs, values: Object.fromEntries(values) };

@@ -68,6 +68,11 @@ export interface RouteDecl {
   params?: z.ZodMiniObject;
   /** Query parameters (string values); `limit`, `cursor` and `fields` are added for pages. */
   query?: z.ZodMiniObject;
+  /**
+   * Query parameters that may be repeated (§1.6 refuses a repeated parameter otherwise): the
+   * values are joined with commas, as if sent comma-separated (the change feed's `kind`, §8.5).
+   */
+  repeatable?: readonly string[];
   /** Request body: the schema validated when the handler asks for the body. */
   body?: z.ZodMiniType;
   /**

@@ -20,6 +20,9 @@ const limit = z
 /** `cursor` is verified by the middleware (signature and binding); here it is only a string. */
 const cursor = z.string().check(z.meta({ description: 'Opaque cursor from `next` or `previous`.' }));
 
+/** `limit` and `cursor`, for a list whose envelope is not §1.5's (the change feed, §8.5: it declares them itself). */
+export const paginationParams = { limit: z.optional(limit), cursor: z.optional(cursor) };
+
 function fieldsParam(keys: readonly string[]) {
   return z
     .pipe(
@@ -39,8 +42,7 @@ function fieldsParam(keys: readonly string[]) {
 export function pageQuerySchema(route: RouteDecl): z.ZodMiniObject {
   const shape: Record<string, z.core.$ZodType> = { ...(route.query?.shape ?? {}) };
   if (route.response.page) {
-    shape.limit = z.optional(limit);
-    shape.cursor = z.optional(cursor);
+    Object.assign(shape, paginationParams);
   }
   if (route.response.fields) shape.fields = z.optional(fieldsParam(route.response.fields));
   return z.object(shape);

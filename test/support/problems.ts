@@ -18,6 +18,7 @@ export const PROBLEM_TYPES = {
   'not-found': [404, 'Not found'],
   'method-not-allowed': [405, 'Method not allowed'],
   conflict: [409, 'Conflict'],
+  gone: [410, 'Gone'],
   'precondition-failed': [412, 'Precondition failed'],
   'payload-too-large': [413, 'Payload too large'],
   'unsupported-media-type': [415, 'Unsupported media type'],
