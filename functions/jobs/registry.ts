@@ -4,6 +4,7 @@
  * runs the same modules.
  * `cron(…)` times are UTC.
  */
+import { FEED_WRITES } from '../../shared/db/feed.js';
 import { FILE_KEYS } from '../../shared/db/files.js';
 import { grant, grants, type KeyGrants } from '../../shared/db/key-patterns.js';
 import { DELIVERY_KEYS, DUE_KEYS } from '../../shared/db/outbox.js';
@@ -64,6 +65,8 @@ const { anime } = TITLE_ITEMS;
 const IMPORTED_TITLE_WRITES = grants(
   grant(anime.own, 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
   grant([...anime.counted, ...anime.referenced], 'BatchGetItem'),
+  // Each write puts its change-feed change (shared/db/feed.ts).
+  FEED_WRITES,
 );
 
 export const JOBS: readonly JobDecl[] = [

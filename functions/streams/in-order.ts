@@ -24,7 +24,7 @@ import type { Item } from '../../shared/db/batch.js';
 import { Contended, isUnavailable } from '../../shared/db/errors.js';
 import { logger } from '../../shared/log.js';
 
-const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
+export const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
 
 /** Time kept for reporting a record and returning, when the table stays unavailable. */
 export const OUTAGE_MARGIN_MS = 10_000;
@@ -36,6 +36,36 @@ export const CONTENTION_WAIT_MS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms * (0.5 + Math.random() / 2)));
 
+/**
+ * Runs `run` as a consumer runs a record: again while the table is unavailable (time allowing)
+ * or the write is contended (a few times), as the module comment says. False when it failed and
+ * is to be reported (the error is logged).
+ */
+export async function tried(what: string, timeLeft: () => number, run: () => Promise<void>): Promise<boolean> {
+  let outageWait = OUTAGE_WAIT_MS.first;
+  let contended = 0;
+  for (;;) {
+    try {
+      await run();
+      return true;
+    } catch (err) {
+      if (isUnavailable(err) && timeLeft() - outageWait > OUTAGE_MARGIN_MS) {
+        logger.warn(`${what}: the table is unavailable; trying the record again`, { error_name: (err as Error)?.name, wait_ms: outageWait });
+        await sleep(outageWait);
+        outageWait = Math.min(outageWait * 2, OUTAGE_WAIT_MS.most);
+        continue;
+      }
+      if (err instanceof Contended && ++contended < CONTENTION_TRIES) {
+        logger.warn(`${what}: the record's write kept losing to other writers; trying it again`, { tries: contended });
+        await sleep(CONTENTION_WAIT_MS * 2 ** contended);
+        continue;
+      }
+      logger.error(`${what} not applied; the record will be retried`, { error_name: (err as Error)?.name, error_message: (err as Error)?.message, stack: (err as Error)?.stack });
+      return false;
+    }
+  }
+}
+
 /** A consumer's handler that applies each record's keys and images with `apply`. */
 export function inOrder(what: string, apply: (keys: Item, before: Item | undefined, after: Item | undefined) => Promise<void>) {
   return async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
@@ -44,30 +74,10 @@ export function inOrder(what: string, apply: (keys: Item, before: Item | undefin
     for (const record of event.Records) {
       const d = record.dynamodb;
       if (!d?.Keys) continue;
-      let outageWait = OUTAGE_WAIT_MS.first;
-      let contended = 0;
-      for (;;) {
-        try {
-          await apply(unmarshall(d.Keys as Record<string, AttributeValue>), image(d.OldImage), image(d.NewImage));
-          break;
-        } catch (err) {
-          if (isUnavailable(err) && timeLeft() - outageWait > OUTAGE_MARGIN_MS) {
-            logger.warn(`${what}: the table is unavailable; trying the record again`, { error_name: (err as Error)?.name, wait_ms: outageWait });
-            await sleep(outageWait);
-            outageWait = Math.min(outageWait * 2, OUTAGE_WAIT_MS.most);
-            continue;
-          }
-          if (err instanceof Contended && ++contended < CONTENTION_TRIES) {
-            logger.warn(`${what}: the record's write kept losing to other writers; trying it again`, { tries: contended });
-            await sleep(CONTENTION_WAIT_MS * 2 ** contended);
-            continue;
-          }
-          logger.error(`${what} not applied; the record will be retried`, { error_name: (err as Error)?.name, error_message: (err as Error)?.message, stack: (err as Error)?.stack });
-          const failures: DynamoDBBatchItemFailure[] = d.SequenceNumber ? [{ itemIdentifier: d.SequenceNumber }] : [];
-          if (failures.length === 0) throw err;
-          return { batchItemFailures: failures };
-        }
-      }
+      if (await tried(what, timeLeft, () => apply(unmarshall(d.Keys as Record<string, AttributeValue>), image(d.OldImage), image(d.NewImage)))) continue;
+      const failures: DynamoDBBatchItemFailure[] = d.SequenceNumber ? [{ itemIdentifier: d.SequenceNumber }] : [];
+      if (failures.length === 0) throw new Error(`${what}: a record without a sequence number failed`);
+      return { batchItemFailures: failures };
     }
     return { batchItemFailures: [] };
   };

@@ -8,6 +8,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { KeyGrants } from '../../shared/db/key-patterns.js';
 import { CATALOGUE_STREAM } from '../../shared/db/catalogue-stream.js';
 import { DELIVERY_KEYS } from '../../shared/db/outbox.js';
+import { CHANGES_STREAM, SEQUENCER_KEYS } from '../../shared/db/feed.js';
 import { EFFECT_KINDS, RELATION_KEYS } from '../../shared/db/reverse.js';
 import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
 import { INDEXED_KINDS } from '../../shared/domain/index-kinds.js';
@@ -103,6 +104,18 @@ export const STREAM_CONSUMERS: readonly StreamConsumerDecl[] = [
     timeoutSeconds: 300,
     index: 'compact',
     keys: COMPACTION_KEYS,
+  },
+  {
+    name: 'feed',
+    entry: 'functions/streams/feed.ts',
+    description: 'Numbers the catalogue writes’ changes into the change feed, in commit order (API.md §8.5)',
+    // New changes only (`FEED#P` / `<at>#<write>`); their deletions are the sequencer's own writes.
+    filter: { events: ['INSERT'], keys: { pk: { equals: CHANGES_STREAM.pk } } },
+    batchSize: 100,
+    // Failures are outages (waited out in the invocation first, in-order.ts): retried long before a change is
+    // given up. One given up stays in `FEED#P` (its dead letter raises the alarm) until it is delivered again.
+    retryAttempts: 10,
+    keys: SEQUENCER_KEYS,
   },
 ];
 

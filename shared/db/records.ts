@@ -24,8 +24,8 @@ import { getItems, storableKey, type Item, type ItemKey } from './batch.js';
 import { pageOf } from './catalogue-index.js';
 import { send, tableName } from './client.js';
 import { grant, grants, type CrudGrants, type KeyGrants, type KeyPattern } from './key-patterns.js';
-import { cancellationReasons, retryOnConflict, takingTurns } from './errors.js';
-import { feedKindOf, FeedMoved, feedPlan, FEED_WRITES, readFeedHead, type FeedChange } from './feed.js';
+import { cancellationReasons, retryOnConflict } from './errors.js';
+import { changePlan, feedKindOf, FEED_WRITES, type FeedChange } from './feed.js';
 import { queryIndexPage, type IndexFilter, type IndexPage } from './index-query.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
 import { shardsPlan, TOMBSTONE_KEYS, tombstonePlan } from './tombstones.js';
@@ -139,7 +139,7 @@ export const listReads = <R extends BaseRecord>(def: EntityDef<R>): KeyGrants =>
  * ordering entries and counts it (UpdateItem); a replacement reads the record and puts or moves
  * its items; a deletion reads it, deletes its items, counts it down and, for a record others
  * reference, writes its tombstone (UpdateItem, tombstones.ts). Writes of a kind the change feed
- * follows also read its head and put it and their entry (feed.ts).
+ * follows also put their change (feed.ts).
  */
 export function crudGrants<R extends BaseRecord>(def: EntityDef<R>): CrudGrants {
   const own = entityKeys(def);
@@ -447,14 +447,10 @@ async function commitTrying(tries: number, plans: WritePlan[]): Promise<void> {
   );
 }
 
-/**
- * Commits a write of a record of `def`: for a kind the change feed follows, with its entry
- * (feed.ts), taking the feed's next number (planned again while other writes take it first).
- */
+/** Commits a write of a record of `def`: for a kind the change feed follows, with its change (feed.ts). */
 async function commitRecordWrite<R extends BaseRecord>(def: EntityDef<R>, id: string, change: FeedChange, plan: WritePlan): Promise<void> {
   const kind = feedKindOf(def.kind);
-  if (!kind) return commit(plan);
-  await takingTurns(async () => commit(plan, feedPlan(await readFeedHead(), { kind, id, change })), (err) => err instanceof FeedMoved, `The ${kind}`);
+  await commit(plan, ...(kind ? [changePlan({ kind, id, change })] : []));
 }
 
 export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): Promise<Stored<R>> {

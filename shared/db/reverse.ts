@@ -27,6 +27,7 @@
  * same title, leaves no item that a later reconcile would not find (decision N4); and only the
  * state a finished reconcile left lets a later one skip an item as already there (Z6).
  */
+import { FEED_WRITES } from './feed.js';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../json.js';
 import { queryAll, writeItems, type Item, type ItemKey } from './batch.js';
@@ -419,7 +420,8 @@ export const EFFECT_KINDS = [...CATALOGUE_KINDS, 'NEWS', 'USER', 'REVIEW', 'CASC
  * listing a title), the taxonomy records (read, their counts updated), the users' lists (items
  * changed or removed in list transactions, their titles' counters with them) and reviews (removed
  * with their votes, in transactions and batches), its cascades' progress items, the tombstones
- * (read, cleared) and the recommendation lists of deleted titles (removed: decision V6).
+ * (read, cleared), the recommendation lists of deleted titles (removed: decision V6) and the
+ * change-feed changes of the titles it rewrites.
  */
 export const RELATION_KEYS: KeyGrants = grants(
   grant(['ANIME#*', 'MANGA#*', 'CHARACTER#*', 'PERSON#*', 'NEWS#*'], 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
@@ -430,4 +432,6 @@ export const RELATION_KEYS: KeyGrants = grants(
   grant(CASCADE_KEYS, 'PutItem', 'DeleteItem'),
   grant(TOMBSTONE_KEYS, 'BatchGetItem', 'UpdateItem'),
   grant('RECS#*', 'DeleteItem'),
+  // A title it rewrites puts its change-feed change (feed.ts).
+  FEED_WRITES,
 );

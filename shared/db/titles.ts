@@ -26,7 +26,7 @@ import { queryAll, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { vectorOf, type IndexDef, type RangeNumber, type VectorFields } from './catalogue-index.js';
 import { deltaPlan } from './index-deltas.js';
-import { feedKindOf, feedPlan, type FeedHead } from './feed.js';
+import { changePlan, feedKindOf } from './feed.js';
 import { canonicalJson } from '../json.js';
 import { createPlan, del, deletePlan, joinPlans, put, replacePlan, type BaseRecord, type EntityDef, type Meaning, type Ordering, type Stored, type WritePlan } from './records.js';
 import { newId } from '../ids.js';
@@ -232,8 +232,8 @@ export interface TitleChange<R> {
    * publish a snapshot instead).
    */
   deltaHead?: number;
-  /** The change feed's head as read (feed.ts readFeedHead): the write's feed entry goes in the main plan. Absent: none. */
-  feedHead?: FeedHead;
+  /** The write makes a change-feed entry (feed.ts): its change goes in the main plan. */
+  fed?: boolean;
 }
 
 /** Whether a write from `before` to `after` changes what the kind's index holds of the record. */
@@ -302,7 +302,7 @@ export function titleWrite<R extends BaseRecord>(
     mainEntries.push(deltaPlan(entity.kind, change.deltaHead, id, after ? vectorOf(def.index, after) : null));
   }
   const fed = feedKindOf(entity.kind);
-  if (change.feedHead && fed) mainEntries.push(feedPlan(change.feedHead, { kind: fed, id, change: !before ? 'created' : after ? 'updated' : 'deleted' }));
+  if (change.fed && fed) mainEntries.push(changePlan({ kind: fed, id, change: !before ? 'created' : after ? 'updated' : 'deleted' }));
   return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
 }
 

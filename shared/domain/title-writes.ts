@@ -14,7 +14,7 @@ import { sameBut, vectorOf } from '../db/catalogue-index.js';
 import { DeltaMoved, readHead } from '../db/index-deltas.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
 import { Contended, takingTurns } from '../db/errors.js';
-import { feedKindOf, FeedMoved, readFeedHead } from '../db/feed.js';
+import { feedKindOf } from '../db/feed.js';
 import { notFound, validationError } from '../problem.js';
 import { canonicalJson } from '../json.js';
 import { ChangedLink, GoneLink } from './references.js';
@@ -50,7 +50,7 @@ export interface Change<R> {
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
  * (its own revision, or a linked record that was deleted or changed type), and committing it
  * again when other writes took its turn (errors.ts takingTurns). The main transaction also holds
- * the resource's `extraPlan`, the attempt's `extra`, the record's index delta and its feed entry.
+ * the resource's `extraPlan`, the attempt's `extra`, the record's index delta and its feed change.
  *
  * A linked record found gone (GoneLink: a link it only loses, to a record deleted since) is left
  * out of the next attempt's counts and does not count as a conflict: each such retry removes one
@@ -64,7 +64,7 @@ export interface Change<R> {
  * change may change only the vector's values that derive from the job's numbers (the index's
  * `ranked` fields); any other change of the vector throws (it would be published by nobody).
  *
- * Every other write makes its change-feed entry (API.md §8.5, feed.ts) in the main transaction,
+ * Every other write puts its change-feed change (API.md §8.5, feed.ts) in the main transaction,
  * unless `feed: false` says that it changes only what the feed does not follow (a reverse view's
  * values, e.g. a character's `appearances`). Patched writes change only derived numbers: none.
  */
@@ -84,16 +84,15 @@ export async function writeTitle<R extends BaseRecord>(
     const own = resource.extraPlan?.(change.before, change.after ? { record: change.after, relations: change.relations } : null);
     // A change of what the kind's index holds of the record carries its delta (index-deltas.ts), unless it is patched.
     const indexed = changesIndex(resource.title, change.before?.record ?? null, change.after) && !(opts.index === 'patched' && patchable(resource.title, change));
-    // Every write of a catalogue record but a derived one makes a change-feed entry in its transaction (feed.ts).
+    // Every write of a catalogue record but a derived one puts its change-feed change in its transaction (feed.ts).
     const fed = opts.feed !== false && opts.index !== 'patched' && feedKindOf(kind) !== null;
     try {
       await takingTurns(
         async () => {
           // Creations and deletions of a kind with random picks also move its slots (slots.ts).
-          const [slots, deltaHead, feedHead] = await Promise.all([
+          const [slots, deltaHead] = await Promise.all([
             resource.title.random && (!change.before || !change.after) ? readSlots(kind, change.after ? undefined : change.before!.record.id) : undefined,
             indexed ? readHead(kind) : undefined,
-            fed ? readFeedHead() : undefined,
           ]);
           const plan = titleWrite(resource.title, change.before, {
             after: change.after,
@@ -102,12 +101,12 @@ export async function writeTitle<R extends BaseRecord>(
             priv: change.priv,
             ...(slots ? { slots } : {}),
             ...(deltaHead === undefined ? {} : { deltaHead }),
-            ...(feedHead === undefined ? {} : { feedHead }),
+            fed,
           });
           const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
           await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
         },
-        (err) => err instanceof SlotsMoved || err instanceof DeltaMoved || err instanceof FeedMoved,
+        (err) => err instanceof SlotsMoved || err instanceof DeltaMoved,
         `The ${resource.noun}`,
       );
       return;
