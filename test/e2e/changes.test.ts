@@ -89,7 +89,7 @@ beforeAll(async () => {
 afterEach(() => setClock(null));
 
 describe('GET /api/changes/', () => {
-  it('one entry per committed write, in commit order, each within 5 s of its write's response', async () => {
+  it("one entry per committed write, in commit order, each within 5 s of its write's response", async () => {
     let { next } = await follow(start);
     const genre = await post('/api/genres/', { name: uniqueName('Feed genre') });
     // Visible within 5 s of the write's response (entriesFrom fails after that).
