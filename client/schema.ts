@@ -167,6 +167,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed: every write of a catalogue or taxonomy record of the last 30 days, in commit order
+         * @description Poll `next`: it is always present, and when the feed is caught up `results` is empty and `next` resumes from the same point. A page may hold fewer than `limit` entries (none, with `kind`) while more follow. A cursor older than the retention → 410.
+         */
+        get: operations["changes.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/characters/": {
         parameters: {
             query?: never;
@@ -1770,7 +1790,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            type: "urn:problem:malformed-request" | "urn:problem:invalid-query" | "urn:problem:validation-error" | "urn:problem:authentication-required" | "urn:problem:invalid-token" | "urn:problem:invalid-credentials" | "urn:problem:account-inactive" | "urn:problem:forbidden" | "urn:problem:stale-token" | "urn:problem:not-found" | "urn:problem:method-not-allowed" | "urn:problem:conflict" | "urn:problem:precondition-failed" | "urn:problem:payload-too-large" | "urn:problem:unsupported-media-type" | "urn:problem:rate-limited" | "urn:problem:service-unavailable" | "urn:problem:internal-error";
+            type: "urn:problem:malformed-request" | "urn:problem:invalid-query" | "urn:problem:validation-error" | "urn:problem:authentication-required" | "urn:problem:invalid-token" | "urn:problem:invalid-credentials" | "urn:problem:account-inactive" | "urn:problem:forbidden" | "urn:problem:stale-token" | "urn:problem:not-found" | "urn:problem:method-not-allowed" | "urn:problem:gone" | "urn:problem:conflict" | "urn:problem:precondition-failed" | "urn:problem:payload-too-large" | "urn:problem:unsupported-media-type" | "urn:problem:rate-limited" | "urn:problem:service-unavailable" | "urn:problem:internal-error";
             title: string;
             status: number;
             detail: string;
@@ -4097,6 +4117,99 @@ export interface operations {
             };
             /** @description `urn:problem:not-found` (Not found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:internal-error` (Internal error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:service-unavailable` (Service unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "changes.list": {
+        parameters: {
+            query?: {
+                /** @description Only entries of these kinds (repeat the parameter, or separate kinds by commas): anime, manga, character, person, news, genre, theme, demographic, producer, magazine. Default: all. */
+                kind?: string;
+                /** @description Start with the first entry at or after this time (RFC 3339; default: 30 days ago, the retention). Ignored with `cursor`. */
+                since?: string;
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from `next` or `previous`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** @enum {string} */
+                            kind: "anime" | "manga" | "character" | "person" | "news" | "genre" | "theme" | "demographic" | "producer" | "magazine";
+                            id: string;
+                            /** @enum {string} */
+                            change: "created" | "updated" | "deleted";
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        /** Format: uri */
+                        next: string;
+                    };
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `urn:problem:invalid-query` (Invalid query parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:invalid-token` (Invalid token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:gone` (Gone) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 /**
- * The authorization matrix (issue 9 §3): every one of the 151 operations, and the extensions of
- * §8 built (row 152: the airing calendar, open to anyone), × every caller kind of
+ * The authorization matrix (issue 9 §3): every one of the 151 operations, and the 2 extensions of
+ * §8 (rows 152 and 153: the change feed and the airing calendar, open to anyone), × every caller kind of
  * API.md §2.4 gets exactly the status the contract says. The expectations are §2.5's permission
  * table, copied below as data (with each operation's success status from §4), and §2.1 for the
  * callers whose token is not valid — never the route declarations, so that a wrong declaration
@@ -185,7 +185,8 @@ const PERMISSIONS = `
 | 149 | POST | /api/users/reset_password_confirm/ | 204 | ✓ | ✓ | — | ✓ | ✓ | ✓ |
 | 150 | POST | /api/users/set_email/ | 204 | 401 | self | self | self | self | self |
 | 151 | POST | /api/users/set_password/ | 204 | 401 | self | self | self | self | self |
-| 152 | GET | /api/schedules/calendar.ics | 200 | ✓ | ✓ | — | ✓ | ✓ | ✓ |
+| 152 | GET | /api/changes/ | 200 | ✓ | ✓ | — | ✓ | ✓ | ✓ |
+| 153 | GET | /api/schedules/calendar.ics | 200 | ✓ | ✓ | — | ✓ | ✓ | ✓ |
 `;
 
 /** §2.1: the credential-establishing operations, which ignore the Authorization header. */
@@ -343,7 +344,7 @@ async function runCell(fixture: OperationFixture, row: Row, column: Column, expe
 }
 
 describe('the authorization matrix (API.md §2.1, §2.4, §2.5)', () => {
-  it('§2.5 lists the 151 operations of docs/spec/operations.tsv, then the extensions of §8 built (open to anyone), and every one has a request fixture', () => {
+  it('§2.5 lists the 151 operations of docs/spec/operations.tsv, then the 2 extensions of §8 (open to anyone), and every one has a request fixture', () => {
     const spec = SPEC_OPERATIONS.map((o) => o.key);
     expect(ROWS.map((r) => r.n)).toEqual(Array.from({ length: spec.length }, (_, i) => i + 1));
     expect(ROWS.map(keyOf)).toEqual(spec);

@@ -28,7 +28,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-/** Every operation of the contract (docs/spec/, the extensions built) and the support endpoints, as the document names them. */
+/** Every operation of the contract (docs/spec/: the 151 and the 2 extensions) and the support endpoints, as the document names them. */
 const expected = [...SPEC_OPERATIONS.map((o) => [o.method, o.path]), ...SUPPORT.map((r) => [r.method, r.path])].map(([method, path]) => `${method} ${gatewayPath(path!)}`);
 
 let profile: string;

@@ -1,5 +1,5 @@
 /**
- * The fuzz test (issue 9 §2; test/support/fuzz.ts): all the operations (the 151 and the extensions of §8 built), inputs from the OpenAPI
+ * The fuzz test (issue 9 §2; test/support/fuzz.ts): all the operations (the 151 and the 2 extensions of §8), inputs from the OpenAPI
  * document and each operation's valid request, broken in the ways §2 lists, from an anonymous
  * caller, a member on their own records and an administrator on another member's. Pass: no
  * response ≥ 500, every error a problem document of §1.4, the table unchanged by every rejected

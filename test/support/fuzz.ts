@@ -1,5 +1,5 @@
 /**
- * The fuzz test of issue 9 §2: every one of the operations (§2.5's 151 and the extensions built) gets requests whose inputs come
+ * The fuzz test of issue 9 §2: every one of the operations (§2.5's 151 and the 2 extensions of §8) gets requests whose inputs come
  * from the OpenAPI document (`GET /api/schema/`: path, query and body schemas) and from a valid
  * request of the operation (test/support/operations.ts), deliberately broken: wrong types,
  * out-of-range numbers, huge strings, deep nesting, invalid UTF-8 and lone surrogates, duplicate

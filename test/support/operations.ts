@@ -1,5 +1,5 @@
 /**
- * A valid request for each of the operations (API.md §2.5's 151 and the extensions of §8 built), for a given caller: path ids of
+ * A valid request for each of the operations (API.md §2.5's 151 and the 2 extensions of §8), for a given caller: path ids of
  * existing records, a valid body with unique values where the contract wants them, and the
  * records the request needs (a title, a review, a list item, a profile, an account with an
  * e-mailed token…) — the caller's own where ownership matters (`target: 'own'`), another
@@ -332,6 +332,8 @@ for (const kind of ['anime', 'manga'] as const) {
 
 // Reads without path values.
 for (const path of [
+  // §8.5: the change feed (an extension of docs/spec/extensions.tsv).
+  '/api/changes/',
   '/api/characters/members/',
   '/api/home/',
   '/api/random/anime/',
