@@ -52,3 +52,30 @@ export async function searchAsTyped(baseUrl: string, typed: string) {
   if (found.error) throw new Error(`search failed: ${found.error.detail}`);
   return found.data.results.map((r) => r.name);
 }
+
+/**
+ * Keep a copy of the animes and mangas current (the change feed, §8.5): start from `since` (the
+ * time before you read the catalogue whole), then each time from the position this returns (the
+ * cursor is bound to `since`, as to every parameter: send both). Each entry names a record
+ * written since: fetch it as it is now, or drop it when it was deleted. The feed is caught up
+ * when `next` resumes from the same point; poll again later from there. An error `gone` (410)
+ * means the position is older than the 30 days kept: read the catalogue whole again.
+ */
+export async function followChanges(baseUrl: string, copy: Map<string, unknown>, position: { since: string; cursor?: string }) {
+  const api = createCatalogueClient({ baseUrl });
+  let { cursor } = position;
+  for (;;) {
+    const page = await api.GET('/api/changes/', { params: { query: { kind: 'anime,manga', limit: 100, since: position.since, ...(cursor ? { cursor } : {}) } } });
+    if (page.error) throw new Error(`the feed failed: ${page.error.detail}`);
+    for (const e of page.data.results) {
+      const key = `${e.kind}/${e.id}`;
+      const got = e.change === 'deleted' ? null : e.kind === 'anime' ? await api.GET('/api/animes/{id}/', { params: { path: { id: e.id } } }) : await api.GET('/api/mangas/{id}/', { params: { path: { id: e.id } } });
+      if (got?.data) copy.set(key, got.data);
+      else if (!got || got.response.status === 404) copy.delete(key);
+      else throw new Error(`fetching ${key} failed: ${got.error?.detail}`);
+    }
+    const next = new URL(page.data.next).searchParams.get('cursor')!;
+    if (next === cursor) return { since: position.since, cursor };
+    cursor = next;
+  }
+}

@@ -1,5 +1,5 @@
 /**
- * The change feed's items (API.md §8.5; docs/data-model.md "The change feed", decision EX9): one
+ * The change feed's items (API.md §8.5; docs/data-model.md "The change feed", decision EX10): one
  * entry per committed write of a catalogue or taxonomy record, numbered in commit order.
  *
  *   change  FEED#P   <at>#<write id>          { k, id, c, at, expires_at }   written by the record's write

@@ -136,14 +136,31 @@ const deletionKey = (recordPk: string): ItemKey => ({ pk: recordPk, sk: 'W' });
  * Commits `main` and `rest` (see above); `recordPk`, `rev` and `write` name the record's new
  * revision and the write (the main plan's record item carries `write`; a deletion's, `deletion`,
  * its marker).
+ *
+ * `feed`: the write's change-feed change (feed.ts), committed with the main plan — unless a write
+ * at the maxima leaves no room for it there (its main plan is then 100 items of record, claims
+ * and gained links), when it goes first into the journal: it is then written after the record,
+ * by the journal's first batch, exactly once like every journal operation, and never before the
+ * record shows the change.
  */
-export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: string, rev: number, write: string, opts: { deletion?: boolean } = {}): Promise<void> {
-  if (main.items.length + rest.items.length <= MAX_ITEMS) {
-    await commit(main, rest);
+export async function commitStaged(
+  main: WritePlan,
+  rest: WritePlan,
+  recordPk: string,
+  rev: number,
+  write: string,
+  opts: { deletion?: boolean; feed?: WritePlan } = {},
+): Promise<void> {
+  const feed = opts.feed ?? { items: [], meanings: [] };
+  if (main.items.length + feed.items.length + rest.items.length <= MAX_ITEMS) {
+    await commit(main, feed, rest);
     return;
   }
-  const entries = await stageJournal(rest, recordPk, rev, write);
-  const marked = opts.deletion ? joinPlans(main, itemPlan(put({ ...deletionKey(recordPk), rev, write }))) : main;
+  const marker = opts.deletion ? 1 : 0;
+  const withMain = main.items.length + feed.items.length + marker <= MAX_ITEMS;
+  const entries = await stageJournal(withMain ? rest : joinPlans(feed, rest), recordPk, rev, write);
+  const first = withMain ? joinPlans(main, feed) : main;
+  const marked = opts.deletion ? joinPlans(first, itemPlan(put({ ...deletionKey(recordPk), rev, write }))) : first;
   try {
     await commit(marked);
   } catch (err) {

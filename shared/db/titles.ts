@@ -232,7 +232,7 @@ export interface TitleChange<R> {
    * publish a snapshot instead).
    */
   deltaHead?: number;
-  /** The write makes a change-feed entry (feed.ts): its change goes in the main plan. */
+  /** The write makes a change-feed entry (feed.ts): its change is `feed`, committed with the main plan (staged.ts). */
   fed?: boolean;
 }
 
@@ -251,7 +251,7 @@ export function titleWrite<R extends BaseRecord>(
   def: TitleDef<R>,
   before: StoredTitle<R> | null,
   change: TitleChange<R>,
-): { main: WritePlan; rest: WritePlan; rev: number; pk: string; write: string } {
+): { main: WritePlan; rest: WritePlan; feed?: WritePlan; rev: number; pk: string; write: string } {
   const { entity } = def;
   const { after } = change;
   const id = (after ?? before?.record)!.id;
@@ -301,9 +301,9 @@ export function titleWrite<R extends BaseRecord>(
   if (change.deltaHead !== undefined && changesIndex(def, before?.record ?? null, after)) {
     mainEntries.push(deltaPlan(entity.kind, change.deltaHead, id, after ? vectorOf(def.index, after) : null));
   }
-  const fed = feedKindOf(entity.kind);
-  if (change.fed && fed) mainEntries.push(changePlan({ kind: fed, id, change: !before ? 'created' : after ? 'updated' : 'deleted' }));
-  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, rev: before ? before.rev + 1 : 1, pk, write };
+  const fed = change.fed ? feedKindOf(entity.kind) : null;
+  const feed = fed ? changePlan({ kind: fed, id, change: !before ? 'created' : after ? 'updated' : 'deleted' }) : undefined;
+  return { main: joinPlans(...mainEntries), rest: { items: restItems, meanings: restMeanings }, ...(feed ? { feed } : {}), rev: before ? before.rev + 1 : 1, pk, write };
 }
 
 /** What animes and mangas both derive (API.md §5.1): their lists order by these too. */

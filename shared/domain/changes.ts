@@ -1,5 +1,5 @@
 /**
- * The change feed's pages (API.md §8.5; the entries: shared/db/feed.ts; decision EX9).
+ * The change feed's pages (API.md §8.5; the entries: shared/db/feed.ts; decision EX10).
  *
  * A page starts after an entry number: the cursor's, or for a first request the number before
  * the first entry at or after `since` (default: the retention's start), found by a binary search

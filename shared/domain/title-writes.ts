@@ -104,7 +104,7 @@ export async function writeTitle<R extends BaseRecord>(
             fed,
           });
           const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
-          await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after });
+          await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after, ...(plan.feed ? { feed: plan.feed } : {}) });
         },
         (err) => err instanceof SlotsMoved || err instanceof DeltaMoved,
         `The ${resource.noun}`,

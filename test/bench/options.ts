@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCALES, type ScaleName } from './catalogue-data.js';
 
-export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration', 'catalogue', 'community', 'import', 'fuzz', 'load', 'cost', 'consumers'] as const;
+export const SECTIONS = ['calls', 'latency', 'pagination', 'bundles', 'throughput', 'auth', 'enumeration', 'catalogue', 'community', 'import', 'fuzz', 'load', 'cost', 'consumers', 'feed'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

@@ -28,6 +28,7 @@ import { fuzzSection } from './fuzz.js';
 import { bundlesSection } from './bundles.js';
 import { catalogueSection } from './catalogue.js';
 import { callsSection } from './calls.js';
+import { feedSection } from './feed.js';
 import { consumersSection } from './consumers.js';
 import { communitySection } from './community.js';
 import { importSection } from './import.js';
@@ -56,6 +57,7 @@ const SECTION_RUNNERS: Record<SectionName, { title: string; run: Section; needsR
   load: { title: '12. Load: mixed reads and writes over the community store vs a bare GetItem server', run: loadSection, needsRuntime: true },
   cost: { title: '13. What it costs to run on AWS: per million requests and per month', run: costSection, needsRuntime: true },
   consumers: { title: '14. Stream consumers: lag of reverse views under churn, deliveries per record, write fan-out at the maxima', run: consumersSection, needsRuntime: true },
+  feed: { title: '15. Change feed: lag from a write to its entry, cost per write, read cost per page', run: feedSection, needsRuntime: true },
 };
 
 async function main(): Promise<number> {

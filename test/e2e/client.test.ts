@@ -4,7 +4,8 @@
  * its MyAnimeList id and read held animes by `ids` with `sfw`; search with typos by relevance.
  */
 import { describe, expect, it } from 'vitest';
-import { fromMyAnimeList, planToWatch, searchAsTyped } from '../../client/example.js';
+import { followChanges, fromMyAnimeList, planToWatch, searchAsTyped } from '../../client/example.js';
+import { eventually } from '../support/eventually.js';
 import { makeAccount } from '../support/accounts.js';
 import { expectJson, send } from '../support/contract.js';
 import { useServer } from '../support/server.js';
@@ -54,5 +55,31 @@ describe('the typed client example', () => {
     expect(await searchAsTyped(server.url, `${word} rebirth`)).toEqual([`${word} Re:Birth`]);
     // Exact: the name that starts with the word first.
     expect(await searchAsTyped(server.url, word)).toEqual([`${word} Re:Birth`, `The ${word} Gaiden`]);
+  });
+
+  it('keeps a copy of the animes and mangas current by following the change feed', async () => {
+    const editor = await makeAccount({ role: 'contributor' });
+    const since = new Date().toISOString();
+    const post = async (path: string, name: string) => expectJson(await send(server, 'POST', path, { body: { name }, headers: editor.auth }), 201);
+    const [a, m, g] = [await post('/api/animes/', `Mirror ${since}`), await post('/api/mangas/', `Mirror ${since}`), await post('/api/genres/', `Mirror ${since}`)];
+    const copy = new Map<string, any>();
+    // Entries show within seconds of their writes (eventually: polls until the copy has them).
+    let position = await eventually(async () => {
+      const p = await followChanges(server.url, copy, { since });
+      expect(copy.get(`manga/${m.id}`)).toEqual(m);
+      return p;
+    });
+    expect(copy.get(`anime/${a.id}`)).toMatchObject({ id: a.id, name: a.name });
+    expect(copy.has(`genre/${g.id}`)).toBe(false);
+    expectJson(await send(server, 'PATCH', `/api/animes/${a.id}/`, { body: { synopsis: 'Mirrored.' }, headers: editor.auth }), 200);
+    expect((await send(server, 'DELETE', `/api/mangas/${m.id}/`, { headers: editor.auth })).status).toBe(204);
+    position = await eventually(async () => {
+      const p = await followChanges(server.url, copy, position);
+      expect(copy.has(`manga/${m.id}`)).toBe(false);
+      return p;
+    });
+    expect(copy.get(`anime/${a.id}`).synopsis).toBe('Mirrored.');
+    // Caught up: the same position again.
+    expect(await followChanges(server.url, copy, position)).toEqual(position);
   });
 });

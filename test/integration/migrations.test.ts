@@ -332,6 +332,10 @@ describe('migrating a store of schema version 5', () => {
     expect(report.steps.map((s) => s.summary)).toEqual([{ genres: n('GENRE'), themes: n('THEME') }, { indexes: 0, records: 0 }]);
     const after = await scanAll(table());
     expect(recount(after, await publishedVectors(after))).toEqual([]);
+    // Each rewritten record's representation changed (`explicit` appears): one change-feed change each (§8.5).
+    const changes = [...after].filter(([, i]) => i.pk === 'FEED#P');
+    expect(changes.map(([, i]) => `${String(i.k)} ${String(i.id)} ${String(i.c)}`).sort()).toEqual(stripped.map((i) => `${String(i.pk).split('#')[0]!.toLowerCase()} ${(i.rec as { id: string }).id} updated`).sort());
+    for (const [key] of changes) after.delete(key);
     // The store as before, each rewritten record at its next revision.
     const expected = new Map(before);
     for (const i of stripped) {
