@@ -12,7 +12,7 @@ import { send as sdkSend, tableName } from '../../shared/db/client.js';
 import { changePlan, FEED_RETENTION_MS, pendingOf, readFeed, sequence, type FeedKind, type PendingChange } from '../../shared/db/feed.js';
 import { commit } from '../../shared/db/records.js';
 import { changesPage, startAfter } from '../../shared/domain/changes.js';
-import { HttpError } from '../../shared/problem.js';
+import type { HttpError } from '../../shared/problem.js';
 import { newId } from '../../shared/ids.js';
 
 /** Commits `n` changes (as writes do, one transaction each) at times from `at`, a second apart; returns them as the stream would give them. */
