@@ -1,4 +1,5 @@
 /** The declaration of `persons.create-picture` (its function: create-picture.ts). */
+import { FEED_WRITES } from '../../shared/db/feed.js';
 import { pictureRead } from '../../shared/domain/media.js';
 import { persons } from '../../shared/domain/persons.js';
 import { pictureUploadBody } from '../../shared/domain/pictures.js';
@@ -16,5 +17,6 @@ export const route = defineRoute({
   response: { status: 201, schema: pictureRead, etag: false }, errors: ['not-found', 'validation-error', 'service-unavailable'],
   // The person's items as a person write touches them (its response is the Picture, not the
   // detail: no tombstones), and the upload's guard: put first, deleted with the write (files.ts).
-  keys: grants(grant(TITLE_ITEMS.person.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), grant(FILE_KEYS, 'PutItem', 'DeleteItem')),
+  // The person's items, the upload guard, and the write's change-feed change (§8.5).
+  keys: grants(grant(TITLE_ITEMS.person.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), grant(FILE_KEYS, 'PutItem', 'DeleteItem'), FEED_WRITES),
 });

@@ -88,9 +88,9 @@ describe('every route group', () => {
       expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
       // A deletion also marks the genre deleted for the titles that embed it (tombstones.ts), and
       // a write of an explicit genre names it there (§8.3). The writes count the caller's requests
-      // (RATE#…, the catalogue write policy).
+      // (RATE#…, the catalogue write policy) and put their change-feed change (FEED#P, §8.5).
       const shards = ['genres.delete', 'genres.create', 'genres.patch'].includes(name);
-      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (shards && pk === 'DELETED')), name).toBe(true);
+      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (shards && (pk === 'DELETED' || pk === 'FEED#P'))), name).toBe(true);
     }
     expect(keysOf(seen, 'genres.get')).toContain(`AUTH#${member.id}`);
     expect(keysOf(seen, 'authorizer')).toEqual(Array.from({ length: 5 }, () => `AUTH#${contributor.id}`));
@@ -142,8 +142,9 @@ describe('every route group', () => {
       for (const op of ['create', 'list', 'get', 'put', 'patch', 'delete']) {
         const name = `${segment}.${op}`;
         expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
-        // Details and writes also read the tombstones (references to records deleted since).
-        expect(keysOf(seen, name).every((pk) => pk!.startsWith(prefix) || pk === `AUTH#${member.id}` || pk === 'DELETED'), name).toBe(true);
+        // Details and writes also read the tombstones (references to records deleted since); writes put their change-feed change (§8.5).
+        const write = ['create', 'put', 'patch', 'delete'].includes(op);
+        expect(keysOf(seen, name).every((pk) => pk!.startsWith(prefix) || pk === `AUTH#${member.id}` || pk === 'DELETED' || (write && pk === 'FEED#P')), name).toBe(true);
       }
       expect(keysOf(seen, `${segment}.get`)).toContain(`AUTH#${member.id}`);
     }
