@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/contract.js';
 import { call, relative, type Res } from '../support/http.js';
 import { eventually } from '../support/eventually.js';
+import { feedProblems } from '../support/feed-check.js';
 import { rng } from '../support/rng.js';
+import { scanAll } from '../support/tables.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
@@ -158,6 +160,9 @@ describe('a mirror that follows /api/changes/', () => {
       expect(copy.size).toBe(all.size);
       expect(Object.fromEntries(copy)).toEqual(Object.fromEntries(all));
     }, 120_000);
+    // The feed's items: every change numbered, 1..head without a gap, times in order.
+    await server.background!.streams!.caughtUp();
+    expect(feedProblems(await scanAll(process.env.TABLE_NAME!))).toEqual([]);
     // One entry per write that succeeded, and one per consumer refresh.
     expect(entries).toBeGreaterThanOrEqual((outcomes[200] ?? 0) + (outcomes[201] ?? 0) + (outcomes[204] ?? 0));
     console.log(`mirror: ${WRITES} writes (${JSON.stringify(outcomes)}), ${entries} entries followed, ${copy.size} records mirrored`);
