@@ -1770,7 +1770,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            type: "urn:problem:malformed-request" | "urn:problem:invalid-query" | "urn:problem:validation-error" | "urn:problem:authentication-required" | "urn:problem:invalid-token" | "urn:problem:invalid-credentials" | "urn:problem:account-inactive" | "urn:problem:forbidden" | "urn:problem:stale-token" | "urn:problem:not-found" | "urn:problem:method-not-allowed" | "urn:problem:conflict" | "urn:problem:precondition-failed" | "urn:problem:payload-too-large" | "urn:problem:unsupported-media-type" | "urn:problem:rate-limited" | "urn:problem:service-unavailable" | "urn:problem:internal-error";
+            type: "urn:problem:malformed-request" | "urn:problem:invalid-query" | "urn:problem:validation-error" | "urn:problem:authentication-required" | "urn:problem:invalid-token" | "urn:problem:invalid-credentials" | "urn:problem:account-inactive" | "urn:problem:forbidden" | "urn:problem:stale-token" | "urn:problem:not-found" | "urn:problem:method-not-allowed" | "urn:problem:conflict" | "urn:problem:idempotency-in-progress" | "urn:problem:precondition-failed" | "urn:problem:payload-too-large" | "urn:problem:unsupported-media-type" | "urn:problem:idempotency-key-reuse" | "urn:problem:rate-limited" | "urn:problem:service-unavailable" | "urn:problem:internal-error";
             title: string;
             status: number;
             detail: string;
@@ -2047,7 +2047,10 @@ export interface operations {
     "animes.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2131,6 +2134,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,6 +2221,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2225,6 +2232,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2234,13 +2243,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2260,6 +2271,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4241,7 +4261,10 @@ export interface operations {
     "characters.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4260,6 +4283,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +4331,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,6 +4342,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4324,13 +4353,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4350,6 +4381,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5173,7 +5213,10 @@ export interface operations {
     "demographics.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5190,6 +5233,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5208,6 +5253,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5217,6 +5264,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5226,13 +5275,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5252,6 +5303,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5859,7 +5919,10 @@ export interface operations {
     "genres.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5878,6 +5941,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5898,6 +5963,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5907,6 +5974,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5916,13 +5985,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5942,6 +6013,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7160,7 +7240,10 @@ export interface operations {
     "magazines.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7176,6 +7259,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7193,6 +7278,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7202,6 +7289,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7211,13 +7300,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7237,6 +7328,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7944,7 +8044,10 @@ export interface operations {
     "mangas.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8001,6 +8104,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8066,6 +8171,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,6 +8182,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8084,13 +8193,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8110,6 +8221,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9682,7 +9802,10 @@ export interface operations {
     "news.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9706,6 +9829,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9740,6 +9865,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9749,6 +9876,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9758,13 +9887,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9784,6 +9915,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10489,7 +10629,10 @@ export interface operations {
     "persons.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10520,6 +10663,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10555,6 +10700,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10564,6 +10711,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10573,13 +10722,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10599,6 +10750,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11197,7 +11357,10 @@ export interface operations {
     "persons.create-picture": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11220,6 +11383,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11240,6 +11405,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11249,6 +11416,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11258,6 +11427,8 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11266,6 +11437,17 @@ export interface operations {
             };
             /** @description `urn:problem:not-found` (Not found) */
             404: {
+                headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-in-progress` (Request in progress) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11284,6 +11466,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12143,7 +12334,10 @@ export interface operations {
     "playlists.animelist-add": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12174,6 +12368,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12214,6 +12410,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12223,6 +12421,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12232,13 +12432,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12258,6 +12460,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13043,7 +13254,10 @@ export interface operations {
     "playlists.mangalist-add": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13076,6 +13290,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13118,6 +13334,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13127,6 +13345,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13136,13 +13356,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13162,6 +13384,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13700,7 +13931,10 @@ export interface operations {
     "producers.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13723,6 +13957,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13747,6 +13983,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13756,6 +13994,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13765,13 +14005,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13791,6 +14033,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14704,7 +14955,10 @@ export interface operations {
     "profiles.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14728,6 +14982,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14756,6 +15012,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14765,6 +15023,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14774,13 +15034,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14800,6 +15062,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17031,7 +17302,10 @@ export interface operations {
     "reviews.anime-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -17051,6 +17325,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17082,6 +17358,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17091,6 +17369,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17100,6 +17380,8 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17109,13 +17391,15 @@ export interface operations {
             /** @description `urn:problem:not-found` (Not found) */
             404: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17135,6 +17419,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17521,7 +17814,10 @@ export interface operations {
     "reviews.manga-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -17541,6 +17837,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17572,6 +17870,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17581,6 +17881,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17590,6 +17892,8 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17599,13 +17903,15 @@ export interface operations {
             /** @description `urn:problem:not-found` (Not found) */
             404: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17625,6 +17931,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18663,7 +18978,10 @@ export interface operations {
                 code?: string;
                 state?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 provider: string;
             };
@@ -18681,6 +18999,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18698,6 +19018,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18707,6 +19029,8 @@ export interface operations {
             /** @description `urn:problem:account-inactive` (Account inactive) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18715,6 +19039,17 @@ export interface operations {
             };
             /** @description `urn:problem:not-found` (Not found) */
             404: {
+                headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-in-progress` (Request in progress) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18733,6 +19068,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18877,7 +19221,10 @@ export interface operations {
     "themes.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18896,6 +19243,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18916,6 +19265,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18925,6 +19276,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18934,13 +19287,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18960,6 +19315,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20640,7 +21004,10 @@ export interface operations {
     "users.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20659,6 +21026,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -20673,13 +21042,15 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20699,6 +21070,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -443,8 +443,9 @@ async function commitTrying(tries: number, plans: WritePlan[]): Promise<void> {
   );
 }
 
-export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): Promise<Stored<R>> {
-  await commit(createPlan(def, r, priv));
+/** `also`: plans committed with the record (e.g. a creation's stored answer, shared/db/idempotency.ts). */
+export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>, ...also: WritePlan[]): Promise<Stored<R>> {
+  await commit(createPlan(def, r, priv), ...also);
   return { record: r, rev: 1, ...(priv ? { priv } : {}) };
 }
 
