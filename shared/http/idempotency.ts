@@ -20,7 +20,7 @@
  * problem, before represent and observe: a replay goes through the same finishing (ETag,
  * Cache-Control, CORS, X-Request-Id of the replaying request).
  */
-import { IdempotencyLost, claimKey, completionPlan, fingerprint, idempotencyScope, release, storeOutcome, type Claim } from '../db/idempotency.js';
+import { IdempotencyLost, claimKey, completionPlan, fingerprint, idempotencyScope, release, storeOutcome, type Claim, type IdempotencyScope } from '../db/idempotency.js';
 import type { WritePlan } from '../db/records.js';
 import { logger } from '../log.js';
 import { HttpError, PROBLEMS, type FieldErrors, type ProblemType } from '../problem.js';
@@ -109,6 +109,12 @@ function fingerprintedBody(route: RouteDecl, event: ApiEvent, contentType: strin
   return Buffer.concat(parts);
 }
 
+/** The fingerprint of a request (§8.7 "the same key, path and body"): its method, path and query string, and body. */
+export function requestFingerprint(scope: IdempotencyScope, route: RouteDecl, event: ApiEvent, contentType: string | undefined): string {
+  const target = event.rawQueryString ? `${event.rawPath}?${event.rawQueryString}` : event.rawPath;
+  return fingerprint(scope, event.requestContext.http.method, target, fingerprintedBody(route, event, contentType));
+}
+
 /**
  * The operation of a creating route with steps 2–4 around it (other routes: the operation, with
  * a `req.idempotent` that joins nothing). The request's own answer is returned or thrown as the
@@ -129,8 +135,7 @@ export function idempotently<R extends RouteDecl>(route: R, operation: Operation
     }
     const caller = req.caller ? `user:${req.caller.user_id}` : `ip:${clientKey(requestState(event).clientIp)}`;
     const scope = idempotencyScope(caller, value);
-    const target = event.rawQueryString ? `${req.path}?${event.rawQueryString}` : req.path;
-    const fp = fingerprint(scope, event.requestContext.http.method, target, fingerprintedBody(route, event, req.headers['content-type']));
+    const fp = requestFingerprint(scope, route, event, req.headers['content-type']);
     const claimed = await claimKey(scope, fp, Date.now(), LEASE_MS);
     if (claimed === 'reused') throw reused();
     if (claimed === 'busy') throw inProgress();
