@@ -18,7 +18,7 @@ import { newId } from '../../shared/ids.js';
 import { addressOf, PASSWORD, uniqueUsername } from '../support/accounts.js';
 import { expectErrors, expectJson, expectProblem, send, uniqueName, type Sent } from '../support/contract.js';
 import { fixture } from '../support/images.js';
-import { joinsStoredAnswer, storedKey, tableCalls, touchesKeys } from '../support/idempotency.js';
+import { joinsStoredAnswer, loseNextCommittedAnswer, storedKey, tableCalls, touchesKeys } from '../support/idempotency.js';
 import { emailsTo, waitForEmail } from '../support/mail.js';
 import { formData } from '../support/multipart.js';
 import { useServer } from '../support/server.js';
@@ -287,6 +287,31 @@ describe('every creation stores its answer in the transaction that creates its r
     await waitForEmail(email, { count: 2 });
     await new Promise((r) => setTimeout(r, 1500));
     expect(await emailsTo(email)).toHaveLength(2);
+  });
+});
+
+describe('an answer lost after the commit (the function dies, the database goes away)', () => {
+  it('the client gets 503, its retry the stored answer: one record, for a taxonomy and a title written in stages', async () => {
+    const k = key();
+    const body = { name: uniqueName('Lost answer') };
+    loseNextCommittedAnswer('genres.create');
+    const lost = await post('/api/genres/', body, editor.auth, k);
+    expectProblem(lost, 503, 'service-unavailable');
+    const retried = await post('/api/genres/', body, editor.auth, k);
+    expect(expectJson(retried, 201).name).toBe(body.name);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect((await matching('genres', body.name)).map((g: { id: string }) => g.id)).toEqual([retried.body.id]);
+
+    // An anime whose index items do not fit one transaction: its main transaction commits, the rest is a journal.
+    const k2 = key();
+    const anime = { name: uniqueName('Lost staged'), name_jpn: Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + i * 7)).join('') };
+    loseNextCommittedAnswer('animes.create');
+    expectProblem(await post('/api/animes/', anime, editor.auth, k2), 503, 'service-unavailable');
+    const again = await post('/api/animes/', anime, editor.auth, k2);
+    expect(expectJson(again, 201).name).toBe(anime.name);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await matching('animes', anime.name)).map((a: { id: string }) => a.id)).toEqual([again.body.id]);
+    expectJson(await send(server, 'GET', `/api/animes/${again.body.id}/`), 200);
   });
 });
 

@@ -16,7 +16,9 @@ import { functionEnvironment } from '../../infra/local/runtime.js';
 import { TABLE } from '../../shared/db/table.js';
 import { POLICIES, routePolicies } from '../../shared/http/rate-limits.js';
 import { Router } from '../../shared/http/router.js';
-import { gatewayPath, needsAuthorizer } from '../../shared/http/route.js';
+import { IDEMPOTENCY_KEYS } from '../../shared/db/idempotency.js';
+import { LEASE_MS } from '../../shared/http/idempotency.js';
+import { gatewayPath, needsAuthorizer, ROUTE_TIMEOUT_SECONDS } from '../../shared/http/route.js';
 import { actionsOf, asList, functionsOf, logicalIdOf, rootValue, synth, type FunctionInfo, type Synthesized } from './synth.js';
 
 let dev: Synthesized;
@@ -253,6 +255,27 @@ describe('least privilege', () => {
         expect(rootValue(dev, f.stack, st.Resource), f.component).toEqual(tableArn(dev));
       }
     }
+  });
+
+  it('the functions of the 17 creating routes (POST, 201) may claim, store and give back an Idempotency-Key, and no other function may touch those items (API.md §8.7)', () => {
+    const creating = ROUTES.filter((r) => r.method === 'POST' && r.response.status === 201).map((r) => r.name).sort();
+    expect(creating).toHaveLength(17);
+    const granted = (f: FunctionInfo) =>
+      f.statements
+        .map((st) => st as { Action?: unknown; Condition?: Record<string, Record<string, unknown>> })
+        .filter((st) => asList(st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined).includes(IDEMPOTENCY_KEYS))
+        .flatMap((st) => asList(st.Action as string[]))
+        .sort();
+    const holders = routeFunctions(fns).filter((f) => granted(f).length > 0);
+    expect(holders.map((f) => f.component).sort()).toEqual(creating);
+    for (const f of holders) expect(granted(f), f.component).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
+    for (const f of fns.filter((x) => x.component !== undefined && !routeNames.has(x.component))) expect(granted(f), f.component).toEqual([]);
+  });
+
+  it('every route function times out before an Idempotency-Key\'s claim does (shared/http/idempotency.ts LEASE_MS)', () => {
+    for (const f of routeFunctions(fns)) expect(f.properties.Timeout, f.component).toBe(ROUTE_TIMEOUT_SECONDS);
+    expect(ROUTE_TIMEOUT_SECONDS * 1000).toBeLessThan(LEASE_MS);
+    expect(ROUTE_TIMEOUT_SECONDS).toBeLessThan(30);
   });
 
   it('no policy anywhere has a wildcard action', () => {

@@ -2,7 +2,9 @@
  * Looking at what an Idempotency-Key left (API.md §8.7, shared/db/idempotency.ts): a caller's
  * stored item, opened with the key as the request that stored it would open it, and the calls
  * the functions running in this process made to the table, by function, so a test can see
- * whether a creation's stored answer went into the transaction that created its record.
+ * whether a creation's stored answer went into the transaction that created its record. And a
+ * fault: the answer of a creation's committed transaction lost on its way back (the connection
+ * reset), as when the function dies or the database goes away right after the commit.
  */
 import { runningFunction } from '../../infra/local/functions.js';
 import { tableName } from '../../shared/db/client.js';
@@ -63,3 +65,32 @@ export const joinsStoredAnswer = (call: Call): boolean =>
 
 /** Whether a call names an IDEM# item. */
 export const touchesKeys = (call: Call): boolean => call.touches.some((t) => t.pk?.startsWith('IDEM#'));
+
+let losing: Set<string> | undefined;
+
+/**
+ * The next creation of `component` whose transaction stores an answer commits, and then its
+ * call fails as a reset connection would (the function sees an outage: 503).
+ */
+export function loseNextCommittedAnswer(component: string): void {
+  if (!losing) {
+    const armed = new Set<string>();
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        const who = runningFunction.getStore();
+        if (who !== undefined && armed.has(who)) {
+          const call = { component: who, operation: (context.commandName ?? '').replace(/Command$/, ''), touches: touchesOf((context.commandName ?? '').replace(/Command$/, ''), args.input as Record<string, unknown>) };
+          if (joinsStoredAnswer(call)) {
+            armed.delete(who);
+            throw Object.assign(new Error('socket hang up (test: the answer of a committed transaction lost)'), { code: 'ECONNRESET' });
+          }
+        }
+        return out;
+      },
+      { step: 'initialize', name: 'testLostAnswers', priority: 'high' },
+    );
+    losing = armed;
+  }
+  losing.add(component);
+}
