@@ -257,9 +257,9 @@ describe('least privilege', () => {
     }
   });
 
-  it('the functions of the 17 creating routes (POST, 201) may claim, store and give back an Idempotency-Key, and no other function may touch those items (API.md §8.7)', () => {
+  it('the functions of the 18 creating routes (POST, 201) may claim, store and give back an Idempotency-Key, and no other function may touch those items (API.md §8.7)', () => {
     const creating = ROUTES.filter((r) => r.method === 'POST' && r.response.status === 201).map((r) => r.name).sort();
-    expect(creating).toHaveLength(17);
+    expect(creating).toHaveLength(18);
     const granted = (f: FunctionInfo) =>
       f.statements
         .map((st) => st as { Action?: unknown; Condition?: Record<string, Record<string, unknown>> })
