@@ -22,6 +22,7 @@ import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
 import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
 import { RANKINGS_INDEX_KEYS } from '../../shared/domain/rankings.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
+import { JOURNALED_ANSWERS } from '../../shared/db/idempotency.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -64,6 +65,8 @@ const { anime } = TITLE_ITEMS;
 const IMPORTED_TITLE_WRITES = grants(
   grant(anime.own, 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
   grant([...anime.counted, ...anime.referenced], 'BatchGetItem'),
+  // Finishing a journal an anime's creation left may put its stored answer.
+  JOURNALED_ANSWERS,
 );
 
 export const JOBS: readonly JobDecl[] = [
@@ -139,6 +142,7 @@ export const JOBS: readonly JobDecl[] = [
     index: 'compact',
     keys: grants(
       grant([titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle)], 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      JOURNALED_ANSWERS,
       RANKINGS_INDEX_KEYS,
       RANKINGS_JOB_KEYS,
     ),

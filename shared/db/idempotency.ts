@@ -27,13 +27,21 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Item, ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
-import type { KeyPattern } from './key-patterns.js';
+import { grant, type KeyGrants, type KeyPattern } from './key-patterns.js';
 import { itemPlan, put, type WritePlan } from './records.js';
 
 const PREFIX = 'IDEM#';
 
 /** Every stored outcome. */
 export const IDEMPOTENCY_KEYS: KeyPattern = `${PREFIX}*`;
+
+/**
+ * What finishing the journal of an anime's or a manga's write takes besides the title's own
+ * items: a creation at the maxima of links may have left its stored answer there
+ * (deferredFormOf), and whoever applies the journal puts it (the writer itself, the title's next
+ * writer, the relations consumer).
+ */
+export const JOURNALED_ANSWERS: KeyGrants = grant(IDEMPOTENCY_KEYS, 'PutItem');
 
 /** How long an outcome is kept (API.md §8.7: 24 hours). */
 export const RETENTION_SECONDS = 24 * 60 * 60;
@@ -139,13 +147,30 @@ const doneItem = (claim: Claim, outcome: Outcome, nowMs: number): Item => ({
   expires_at: nowSeconds(nowMs) + RETENTION_SECONDS,
 });
 
+/** Completions (their Put in a plan) and the form each takes when it follows its creation's main transaction. */
+const deferredForms = new WeakMap<object, object>();
+
 /**
  * The outcome of a creation, for its own transaction: the item as `done`, on the condition that
  * the request still holds the key (else the transaction fails with IdempotencyLost).
  */
 export function completionPlan(claim: Claim, outcome: Outcome, nowMs = Date.now()): WritePlan {
-  return itemPlan(put(doneItem(claim, outcome, nowMs), HOLDS(claim)), { what: 'error', error: () => new IdempotencyLost() });
+  const item = doneItem(claim, outcome, nowMs);
+  const completion = put(item, HOLDS(claim));
+  deferredForms.set(completion, put(item, { expression: 'attribute_not_exists(pk) OR #state = :pending', names: { '#state': 'state' }, values: { ':pending': 'pending' } }));
+  return itemPlan(completion, { what: 'error', error: () => new IdempotencyLost() });
 }
+
+/**
+ * A creation whose main transaction has no room for its completion (a title at the maxima of
+ * links: staged.ts commitStaged) lets it follow in the write's rest, which the commit makes sure
+ * to be applied (a journal): put unless an answer is stored already. No second record can be
+ * committed meanwhile by a request that took the key over: the main transaction holds the
+ * record's uniqueness claims (the name of an anime or manga), so the same request's creation
+ * clashes with it (409, not kept) — only plans with such a claim are deferred. The deferred
+ * form of a completion, or undefined for any other item.
+ */
+export const deferredFormOf = (item: object): object | undefined => deferredForms.get(item);
 
 /** Stores an outcome that is no creation (a refusal kept for retries); IdempotencyLost when the key was taken. */
 export async function storeOutcome(claim: Claim, outcome: Outcome, nowMs = Date.now()): Promise<void> {

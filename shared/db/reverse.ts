@@ -37,6 +37,7 @@ import { grant, grants, type KeyGrants } from './key-patterns.js';
 import { commit, del, put, StaleRecord, type WritePlan } from './records.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
+import { JOURNALED_ANSWERS } from './idempotency.js';
 
 export const reversePk = (kind: string, id: string) => `${kind}#${id}#X`;
 const fanOutPk = (kind: string, id: string) => `${kind}#${id}#F`;
@@ -430,4 +431,6 @@ export const RELATION_KEYS: KeyGrants = grants(
   grant(CASCADE_KEYS, 'PutItem', 'DeleteItem'),
   grant(TOMBSTONE_KEYS, 'BatchGetItem', 'UpdateItem'),
   grant('RECS#*', 'DeleteItem'),
+  // A title's journal may hold a creation's stored answer (idempotency.ts).
+  JOURNALED_ANSWERS,
 );

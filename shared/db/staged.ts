@@ -30,6 +30,7 @@ import { mapLimit } from '../concurrency.js';
 import { queryAll, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { cancellationReasons, isTransactionConflict, isUnavailable, retryOnConflict } from './errors.js';
+import { deferredFormOf } from './idempotency.js';
 import { commit, itemPlan, joinPlans, put, type WritePlan } from './records.js';
 
 const MAX_ITEMS = 100;
@@ -129,6 +130,23 @@ export async function stageJournal(rest: WritePlan, recordPk: string, rev: numbe
   return entries;
 }
 
+/**
+ * A main plan over one transaction that holds a creation's stored answer (an Idempotency-Key,
+ * API.md §8.7) and a uniqueness claim: the answer follows in the rest (idempotency.ts
+ * deferredFormOf says why that is safe). Any other plan is left as it is.
+ */
+function deferAnswers(main: WritePlan, rest: WritePlan): [WritePlan, WritePlan] {
+  if (!main.meanings.some((m) => m?.what === 'unique')) return [main, rest];
+  const deferred = main.items.map((item) => deferredFormOf(item));
+  if (deferred.every((d) => d === undefined)) return [main, rest];
+  const kept = main.items.flatMap((item, i) => (deferred[i] ? [] : [{ item, meaning: main.meanings[i]! }]));
+  const moved = deferred.filter((d): d is object => d !== undefined);
+  return [
+    { items: kept.map((k) => k.item), meanings: kept.map((k) => k.meaning) },
+    { items: [...rest.items, ...moved], meanings: [...rest.meanings, ...moved.map(() => null)] },
+  ];
+}
+
 /** The marker of a staged deletion whose journal is not applied yet: the record is gone, the marker names its write. */
 const deletionKey = (recordPk: string): ItemKey => ({ pk: recordPk, sk: 'W' });
 
@@ -138,6 +156,7 @@ const deletionKey = (recordPk: string): ItemKey => ({ pk: recordPk, sk: 'W' });
  * its marker).
  */
 export async function commitStaged(main: WritePlan, rest: WritePlan, recordPk: string, rev: number, write: string, opts: { deletion?: boolean } = {}): Promise<void> {
+  if (main.items.length > MAX_ITEMS) [main, rest] = deferAnswers(main, rest);
   if (main.items.length + rest.items.length <= MAX_ITEMS) {
     await commit(main, rest);
     return;

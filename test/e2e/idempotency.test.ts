@@ -315,6 +315,45 @@ describe('an answer lost after the commit (the function dies, the database goes 
   });
 });
 
+describe('a creation whose main transaction is full (an anime at the maxima of links)', () => {
+  it('its answer follows in the staged rest: given again, and after a loss between the two, the retry gets it once the journal is applied; one record', { timeout: 120_000 }, async () => {
+    const many = async (segment: string, n: number, extra: Record<string, unknown> = {}) =>
+      Promise.all(Array.from({ length: n }, async () => expectJson(await post(`/api/${segment}/`, { name: uniqueName(segment), ...extra }, editor.auth), 201).id as string));
+    const links = {
+      genre_ids: await many('genres', 20),
+      theme_ids: await many('themes', 20),
+      studio_ids: await many('producers', 10, { type: 'studio' }),
+      producer_ids: await many('producers', 30, { type: 'network' }),
+      licensor_ids: await many('producers', 10, { type: 'licensor' }),
+    };
+    const n = () => 1 + Math.floor(Math.random() * 999_999_999);
+    // 90 gained links, 6 claims (the name and five external ids), the slot and the delta: 100 items already.
+    const body = () => ({ name: uniqueName('Full main'), ...links, external_ids: { mal: n(), anilist: n(), anidb: n(), kitsu: n(), bangumi: n() } });
+    const fullMain = (c: { touches: { pk: string | null }[] }) => c.touches.length === 100 && c.touches.some((t) => /^ANIME#[^#]+$/.test(t.pk ?? ''));
+
+    const k = key();
+    const first = body();
+    const read = calls.since();
+    const created = await post('/api/animes/', first, editor.auth, k);
+    expectJson(created, 201);
+    const mine = read().filter((c) => c.component === 'animes.create' && c.operation === 'TransactWriteItems');
+    expect(mine.filter(fullMain), 'the main transaction').toHaveLength(1);
+    expect(mine.filter(joinsStoredAnswer), 'the answer applied with the rest').toHaveLength(1);
+    expectReplay(created, await post('/api/animes/', first, editor.auth, k));
+
+    // Lost after the main transaction, before the rest: the journal is left, and the relations consumer applies it.
+    const k2 = key();
+    const second = body();
+    loseNextCommittedAnswer('animes.create', fullMain);
+    expectProblem(await post('/api/animes/', second, editor.auth, k2), 503, 'service-unavailable');
+    await server.background!.streams!.caughtUp();
+    const again = await post('/api/animes/', second, editor.auth, k2);
+    expect(expectJson(again, 201).name).toBe(second.name);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await matching('animes', second.name)).map((a: { id: string }) => a.id)).toEqual([again.body.id]);
+  });
+});
+
 describe('claims', () => {
   const scopeOf = (userId: string, k: string) => idempotencyScope(`user:${userId}`, k);
   const held = (r: ClaimResult): Claim => {

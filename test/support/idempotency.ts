@@ -66,22 +66,24 @@ export const joinsStoredAnswer = (call: Call): boolean =>
 /** Whether a call names an IDEM# item. */
 export const touchesKeys = (call: Call): boolean => call.touches.some((t) => t.pk?.startsWith('IDEM#'));
 
-let losing: Set<string> | undefined;
+let losing: Map<string, (call: Call) => boolean> | undefined;
 
 /**
- * The next creation of `component` whose transaction stores an answer commits, and then its
- * call fails as a reset connection would (the function sees an outage: 503).
+ * The next transaction of `component` that `which` picks (default: one that stores a creation's
+ * answer beside its record) commits, and then its call fails as a reset connection would (the
+ * function sees an outage: 503).
  */
-export function loseNextCommittedAnswer(component: string): void {
+export function loseNextCommittedAnswer(component: string, which: (call: Call) => boolean = joinsStoredAnswer): void {
   if (!losing) {
-    const armed = new Set<string>();
+    const armed = new Map<string, (call: Call) => boolean>();
     db().middlewareStack.add(
       (next, context) => async (args) => {
         const out = await next(args);
         const who = runningFunction.getStore();
-        if (who !== undefined && armed.has(who)) {
-          const call = { component: who, operation: (context.commandName ?? '').replace(/Command$/, ''), touches: touchesOf((context.commandName ?? '').replace(/Command$/, ''), args.input as Record<string, unknown>) };
-          if (joinsStoredAnswer(call)) {
+        const picks = who === undefined ? undefined : armed.get(who);
+        if (who !== undefined && picks) {
+          const operation = (context.commandName ?? '').replace(/Command$/, '');
+          if (operation === 'TransactWriteItems' && picks({ component: who, operation, touches: touchesOf(operation, args.input as Record<string, unknown>) })) {
             armed.delete(who);
             throw Object.assign(new Error('socket hang up (test: the answer of a committed transaction lost)'), { code: 'ECONNRESET' });
           }
@@ -92,5 +94,5 @@ export function loseNextCommittedAnswer(component: string): void {
     );
     losing = armed;
   }
-  losing.add(component);
+  losing.set(component, which);
 }
