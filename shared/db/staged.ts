@@ -19,6 +19,8 @@
  *     Batches touch distinct items (a plan names an item once), so they are applied
  *     APPLY_AT_ONCE at a time: a write at the maxima (~600 index items, 8–10 batches) waits for
  *     three rounds of transactions, not ten.
+ * A creation's stored answer (an Idempotency-Key, shared/db/idempotency.ts) belongs to `main`;
+ * only when `main` alone is over one transaction does it follow in the rest (deferAnswers).
  * The request returns only after step 3 (a deletion's marker is then deleted), so what it wrote
  * is complete when it returns. A write that dies between 2 and 3 leaves journal items of the
  * record's current revision: the next writer of the record applies them first (finishJournal),
