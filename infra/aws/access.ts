@@ -25,10 +25,10 @@ export const MAIL_QUEUING: KeyGrants = grant(OUTBOX_KEYS, 'PutItem');
 
 /**
  * A creation's Idempotency-Key (API.md §8.7, shared/db/idempotency.ts): the claim (a conditional
- * PutItem, and a GetItem when its refusal does not return the item), the stored answer (a Put in
- * the creation's transaction, or a PutItem after a refusal) and the claim given back (DeleteItem).
+ * PutItem, whose refusal returns the item there), the stored answer (a Put in the creation's
+ * transaction, or a PutItem after a refusal) and the claim given back (DeleteItem).
  */
-export const IDEMPOTENT_CREATION: KeyGrants = grant(IDEMPOTENCY_KEYS, 'GetItem', 'PutItem', 'DeleteItem');
+export const IDEMPOTENT_CREATION: KeyGrants = grant(IDEMPOTENCY_KEYS, 'PutItem', 'DeleteItem');
 
 /**
  * What a route's function may do to the table: what its declaration grants (`keys`), plus what

@@ -89,43 +89,33 @@ const nowSeconds = (nowMs: number) => Math.floor(nowMs / 1000);
 
 /**
  * Claims `scope`'s key for a request with fingerprint `fp`, until `nowMs + leaseMs`: one
- * conditional PutItem, whose failure returns the item that is there (ALL_OLD, as a consistent
- * read would). An item that expired or whose lease ran out between the two is claimed again.
+ * conditional PutItem, whose failure returns the item that failed it (ALL_OLD: what a consistent
+ * read would give, without the read).
  */
 export async function claimKey(scope: IdempotencyScope, fp: string, nowMs: number, leaseMs: number): Promise<ClaimResult> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const lease = randomBytes(12).toString('base64url');
-    try {
-      await send((c) =>
-        new c.PutCommand({
-          TableName: tableName(),
-          Item: { ...scope.key, fp, state: 'pending', lease, lease_until: nowMs + leaseMs, expires_at: nowSeconds(nowMs) + RETENTION_SECONDS },
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :pending AND lease_until < :nowMs)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':now': nowSeconds(nowMs), ':nowMs': nowMs, ':pending': 'pending' },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { claimed: { scope, fp, lease } };
-    } catch (err) {
-      if (!isConditionalCheckFailed(err)) throw err;
-      const old = (err as { Item?: Record<string, AttributeValue> }).Item;
-      const item = old ? (unmarshall(old) as Item) : await readClaim(scope);
-      // Gone or expired meanwhile: claimed again.
-      if (!item || Number(item.expires_at) < nowSeconds(nowMs)) continue;
-      if (item.fp !== fp) return 'reused';
-      if (item.state === 'done') return { done: { status: Number(item.status), payload: open(scope, Number(item.status), item.sealed as Uint8Array) } };
-      if (Number(item.lease_until) < nowMs) continue;
-      return 'busy';
-    }
+  const lease = randomBytes(12).toString('base64url');
+  try {
+    await send((c) =>
+      new c.PutCommand({
+        TableName: tableName(),
+        Item: { ...scope.key, fp, state: 'pending', lease, lease_until: nowMs + leaseMs, expires_at: nowSeconds(nowMs) + RETENTION_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :pending AND lease_until < :nowMs)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':now': nowSeconds(nowMs), ':nowMs': nowMs, ':pending': 'pending' },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { claimed: { scope, fp, lease } };
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    // Refused, so there is an item, unexpired, done or held by a live lease.
+    const old = (err as { Item?: Record<string, AttributeValue> }).Item;
+    if (!old) throw new Error('a refused claim returned no item', { cause: err });
+    const item = unmarshall(old) as Item;
+    if (item.fp !== fp) return 'reused';
+    if (item.state === 'done') return { done: { status: Number(item.status), payload: open(scope, Number(item.status), item.sealed as Uint8Array) } };
+    return 'busy';
   }
-  return 'busy';
-}
-
-/** The item of a scope (consistent), when the claim's failure did not return it. */
-async function readClaim(scope: IdempotencyScope): Promise<Item | null> {
-  const out = await send((c) => new c.GetCommand({ TableName: tableName(), Key: scope.key, ConsistentRead: true }));
-  return (out.Item as Item | undefined) ?? null;
 }
 
 /** Thrown when a request no longer holds its key (its lease ran out and another request took it): nothing was written. */
