@@ -1,6 +1,6 @@
 /**
  * The README's examples of the typed client (client/index.ts): sign in, search the animes, put
- * the first match on the caller's anime list; find an anime by its MyAnimeList id and refresh up
+ * the first match on the caller's anime list (safe to retry: an Idempotency-Key); find an anime by its MyAnimeList id and refresh up
  * to 100 held animes in one request. test/e2e/client.test.ts runs them against the local server.
  */
 import { bearerAuth, createCatalogueClient } from './index.js';
@@ -19,8 +19,16 @@ export async function planToWatch(baseUrl: string, email: string, password: stri
   const anime = found.data.results[0]; // { id: string; name: string; episodes: number | null } | undefined
   if (!anime) throw new Error(`no anime matches "${search}"`);
 
-  // Add it to the caller's anime list; the item comes back in full.
-  const added = await api.POST('/api/playlists/animelist/animes/', { body: { anime_id: anime.id, status: 'plan_to_watch' } });
+  // Add it to the caller's anime list; the item comes back in full. With an Idempotency-Key the
+  // request is safe to send again (after a 503, a timeout, a lost connection): a retry gets the
+  // first answer and adds nothing more; while the first is still running it gets 409 and Retry-After.
+  const key = crypto.randomUUID();
+  const add = () => api.POST('/api/playlists/animelist/animes/', { params: { header: { 'Idempotency-Key': key } }, body: { anime_id: anime.id, status: 'plan_to_watch' } });
+  let added = await add();
+  for (let retry = 1; retry <= 3 && (added.response.status === 503 || added.error?.type === 'urn:problem:idempotency-in-progress'); retry++) {
+    await new Promise((r) => setTimeout(r, 1000 * Number(added.response.headers.get('retry-after') ?? 1)));
+    added = await add();
+  }
   if (added.error) throw new Error(`adding failed: ${added.error.detail}`);
   return { anime, item: added.data };
 }

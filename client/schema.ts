@@ -1790,7 +1790,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            type: "urn:problem:malformed-request" | "urn:problem:invalid-query" | "urn:problem:validation-error" | "urn:problem:authentication-required" | "urn:problem:invalid-token" | "urn:problem:invalid-credentials" | "urn:problem:account-inactive" | "urn:problem:forbidden" | "urn:problem:stale-token" | "urn:problem:not-found" | "urn:problem:method-not-allowed" | "urn:problem:gone" | "urn:problem:conflict" | "urn:problem:precondition-failed" | "urn:problem:payload-too-large" | "urn:problem:unsupported-media-type" | "urn:problem:rate-limited" | "urn:problem:service-unavailable" | "urn:problem:internal-error";
+            type: "urn:problem:malformed-request" | "urn:problem:invalid-query" | "urn:problem:validation-error" | "urn:problem:authentication-required" | "urn:problem:invalid-token" | "urn:problem:invalid-credentials" | "urn:problem:account-inactive" | "urn:problem:forbidden" | "urn:problem:stale-token" | "urn:problem:not-found" | "urn:problem:method-not-allowed" | "urn:problem:gone" | "urn:problem:conflict" | "urn:problem:idempotency-in-progress" | "urn:problem:precondition-failed" | "urn:problem:payload-too-large" | "urn:problem:unsupported-media-type" | "urn:problem:idempotency-key-reuse" | "urn:problem:rate-limited" | "urn:problem:service-unavailable" | "urn:problem:internal-error";
             title: string;
             status: number;
             detail: string;
@@ -2067,7 +2067,10 @@ export interface operations {
     "animes.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2151,6 +2154,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2236,6 +2241,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2245,6 +2252,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2254,13 +2263,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2280,6 +2291,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4354,7 +4374,10 @@ export interface operations {
     "characters.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4373,6 +4396,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4419,6 +4444,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4428,6 +4455,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4437,13 +4466,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4463,6 +4494,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5286,7 +5326,10 @@ export interface operations {
     "demographics.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5303,6 +5346,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,6 +5366,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5330,6 +5377,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5339,13 +5388,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,6 +5416,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5972,7 +6032,10 @@ export interface operations {
     "genres.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5991,6 +6054,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6011,6 +6076,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6020,6 +6087,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6029,13 +6098,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6055,6 +6126,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7273,7 +7353,10 @@ export interface operations {
     "magazines.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7289,6 +7372,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7306,6 +7391,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7315,6 +7402,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7324,13 +7413,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7350,6 +7441,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8057,7 +8157,10 @@ export interface operations {
     "mangas.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8114,6 +8217,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8179,6 +8284,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8188,6 +8295,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8197,13 +8306,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8223,6 +8334,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9795,7 +9915,10 @@ export interface operations {
     "news.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9819,6 +9942,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9853,6 +9978,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9862,6 +9989,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9871,13 +10000,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9897,6 +10028,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10602,7 +10742,10 @@ export interface operations {
     "persons.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10633,6 +10776,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10668,6 +10813,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10677,6 +10824,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10686,13 +10835,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10712,6 +10863,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11310,7 +11470,10 @@ export interface operations {
     "persons.create-picture": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11333,6 +11496,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11353,6 +11518,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11362,6 +11529,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11371,6 +11540,8 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11379,6 +11550,17 @@ export interface operations {
             };
             /** @description `urn:problem:not-found` (Not found) */
             404: {
+                headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-in-progress` (Request in progress) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11397,6 +11579,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12256,7 +12447,10 @@ export interface operations {
     "playlists.animelist-add": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12287,6 +12481,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12327,6 +12523,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12336,6 +12534,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12345,13 +12545,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12371,6 +12573,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13156,7 +13367,10 @@ export interface operations {
     "playlists.mangalist-add": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13189,6 +13403,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13231,6 +13447,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13240,6 +13458,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13249,13 +13469,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13275,6 +13497,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13813,7 +14044,10 @@ export interface operations {
     "producers.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13836,6 +14070,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13860,6 +14096,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13869,6 +14107,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13878,13 +14118,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13904,6 +14146,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14817,7 +15068,10 @@ export interface operations {
     "profiles.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14841,6 +15095,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14869,6 +15125,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14878,6 +15136,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14887,13 +15147,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14913,6 +15175,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17144,7 +17415,10 @@ export interface operations {
     "reviews.anime-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -17164,6 +17438,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17195,6 +17471,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17204,6 +17482,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17213,6 +17493,8 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17222,13 +17504,15 @@ export interface operations {
             /** @description `urn:problem:not-found` (Not found) */
             404: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17248,6 +17532,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17634,7 +17927,10 @@ export interface operations {
     "reviews.manga-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -17654,6 +17950,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17685,6 +17983,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17694,6 +17994,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17703,6 +18005,8 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17712,13 +18016,15 @@ export interface operations {
             /** @description `urn:problem:not-found` (Not found) */
             404: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17738,6 +18044,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18776,7 +19091,10 @@ export interface operations {
                 code?: string;
                 state?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 provider: string;
             };
@@ -18794,6 +19112,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18811,6 +19131,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18820,6 +19142,8 @@ export interface operations {
             /** @description `urn:problem:account-inactive` (Account inactive) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18828,6 +19152,17 @@ export interface operations {
             };
             /** @description `urn:problem:not-found` (Not found) */
             404: {
+                headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-in-progress` (Request in progress) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18846,6 +19181,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18990,7 +19334,10 @@ export interface operations {
     "themes.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19009,6 +19356,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -19029,6 +19378,8 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -19038,6 +19389,8 @@ export interface operations {
             /** @description `urn:problem:invalid-token` (Invalid token); `urn:problem:authentication-required` (Authentication required) */
             401: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -19047,13 +19400,15 @@ export interface operations {
             /** @description `urn:problem:forbidden` (Forbidden) */
             403: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19073,6 +19428,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20753,7 +21117,10 @@ export interface operations {
     "users.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20772,6 +21139,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -20786,13 +21155,15 @@ export interface operations {
             /** @description `urn:problem:invalid-query` (Invalid query parameter); `urn:problem:validation-error` (Validation failed); `urn:problem:malformed-request` (Malformed request) */
             400: {
                 headers: {
+                    /** @description Present when this answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `urn:problem:conflict` (Conflict) */
+            /** @description `urn:problem:conflict` (Conflict); `urn:problem:idempotency-in-progress` (Request in progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20812,6 +21183,15 @@ export interface operations {
             };
             /** @description `urn:problem:unsupported-media-type` (Unsupported media type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `urn:problem:idempotency-key-reuse` (Idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

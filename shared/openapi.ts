@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { PROBLEMS, type ProblemType } from './problem.js';
-import { gatewayPath, needsAuthorizer, pathParamNames, type RouteDecl } from './http/route.js';
+import { gatewayPath, needsAuthorizer, pathParamNames, takesIdempotencyKey, type RouteDecl } from './http/route.js';
 import { pageQuerySchema } from './http/schemas.js';
 
 type Json = Record<string, unknown>;
@@ -31,13 +31,39 @@ const problemSchema: Json = {
   },
 };
 
-function problemResponse(types: ProblemType[]): Json {
+function problemResponse(types: ProblemType[], headers?: Json): Json {
   const described = types.map((t) => `\`urn:problem:${t}\` (${PROBLEMS[t].title})`).join('; ');
   return {
     description: described,
+    ...(headers ? { headers } : {}),
     content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
   };
 }
+
+/** The request header of a creation (API.md §8.7). */
+const idempotencyKeyParameter: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry of this creation safe (API.md §8.7): a request with the same key, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing; another path or body → 422, while the first is still processed → 409 with `Retry-After`. Answers 4xx but 409 and 429 are kept too; 5xx, 409 and 429 are not. Use a new random value (e.g. a UUID) per creation.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
+
+/** The response header of an answer given again (API.md §8.7). */
+const replayedHeaders: Json = {
+  'Idempotent-Replayed': {
+    description: 'Present when this answer is the stored one of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/**
+ * Whether a creation's problem status may be a stored one given again: a 4xx the operation can
+ * answer, but 409 (API.md §8.7; nor 413, 415 and 429, which come before the key is claimed, nor
+ * 422, the claim's own answer).
+ */
+const kept = (status: number) => status >= 400 && status < 500 && ![409, 413, 415, 422, 429].includes(status);
 
 function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
   const types: ProblemType[] = ['invalid-query', 'internal-error', 'service-unavailable', ...(route.errors ?? [])];
@@ -46,6 +72,7 @@ function errorsOf(route: RouteDecl): Map<number, ProblemType[]> {
   if (needsAuthorizer(route)) types.push('authentication-required', 'forbidden');
   if (pathParamNames(route.path).length > 0) types.push('not-found');
   if (route.rateLimit) types.push('rate-limited');
+  if (takesIdempotencyKey(route)) types.push('malformed-request', 'idempotency-in-progress', 'idempotency-key-reuse');
   const byStatus = new Map<number, ProblemType[]>();
   for (const t of new Set(types)) {
     const s = PROBLEMS[t].status;
@@ -103,6 +130,7 @@ function operation(route: RouteDecl): Json {
       const { description, ...rest } = output.type === 'integer' ? output : jsonSchema(schema as z.ZodMiniType, 'input');
       return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: rest };
     }),
+    ...(takesIdempotencyKey(route) ? [idempotencyKeyParameter] : []),
   ];
   const { response } = route;
   let success: Json = { description: 'No content' };
@@ -126,9 +154,10 @@ function operation(route: RouteDecl): Json {
       : item;
     success = { description: 'Success', content: { 'application/json': { schema } } };
   }
-  const responses: Json = { [String(response.status)]: success };
+  const replayable = takesIdempotencyKey(route);
+  const responses: Json = { [String(response.status)]: replayable ? { ...success, headers: replayedHeaders } : success };
   if (route.method === 'GET') responses['304'] = { description: 'Not modified (If-None-Match)' };
-  for (const [status, types] of [...errorsOf(route)].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(types);
+  for (const [status, types] of [...errorsOf(route)].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(types, replayable && kept(status) ? replayedHeaders : undefined);
   return {
     operationId: route.name,
     summary: route.summary,

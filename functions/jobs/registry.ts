@@ -23,6 +23,7 @@ import { TITLE_ITEMS } from '../../shared/domain/title-resource.js';
 import { COMPACTION_KEYS } from '../../shared/domain/index-compaction.js';
 import { RANKINGS_INDEX_KEYS } from '../../shared/domain/rankings.js';
 import { indexReads } from '../../shared/domain/index-reader.js';
+import { JOURNALED_ANSWERS } from '../../shared/db/idempotency.js';
 
 export interface JobDecl {
   /** Unique, `[a-z0-9-]+`: names the function and the rule. */
@@ -67,6 +68,8 @@ const IMPORTED_TITLE_WRITES = grants(
   grant([...anime.counted, ...anime.referenced], 'BatchGetItem'),
   // Each write puts its change-feed change (shared/db/feed.ts).
   FEED_WRITES,
+  // Finishing a journal an anime's creation left may put its stored answer.
+  JOURNALED_ANSWERS,
 );
 
 export const JOBS: readonly JobDecl[] = [
@@ -142,6 +145,9 @@ export const JOBS: readonly JobDecl[] = [
     index: 'compact',
     keys: grants(
       grant([titleKeys(animeTitle), titleKeys(mangaTitle), titleKeys(characterTitle), titleKeys(personTitle)], 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      // Finishing a journal a write left may put its stored answer or its change-feed change.
+      JOURNALED_ANSWERS,
+      FEED_WRITES,
       RANKINGS_INDEX_KEYS,
       RANKINGS_JOB_KEYS,
     ),

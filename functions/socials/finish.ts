@@ -14,7 +14,9 @@
  *    provider proved control of the address, the registrant did not: nothing the registrant
  *    chose survives, docs/decisions.md 59). A deactivated account → 401.
  * 6. A new token family; `last_login` set — in the same transaction as the link (with its
- *    revocations and E10) or the new account.
+ *    revocations and E10) or the new account, and with an Idempotency-Key the answer (API.md
+ *    §8.7: stored sealed under the key, docs/decisions.md EX9): a retry whose answer was lost
+ *    gets the same tokens, where the state, already taken, would refuse it.
  */
 import { issueTokenPair, type TokenPair } from '../../shared/auth/sessions.js';
 import {
@@ -87,16 +89,24 @@ export async function operation(req: ApiRequest<typeof routes.finish>): Promise<
     throw validationError({ email: ['The provider did not assert a verified e-mail address.'] });
   }
 
-  const { user, pair } = await signIn(provider.name, { ...identity, email: email.data });
-  return { status: 201, body: { access: pair.access, refresh: pair.refresh, user: { id: user.id, username: user.username, email: user.email } } };
+  return signIn(provider.name, { ...identity, email: email.data }, req.idempotent);
 }
 
 type VerifiedIdentity = SocialIdentity & { email: string };
 
-async function signIn(provider: string, identity: VerifiedIdentity): Promise<{ user: UserRecord; pair: TokenPair }> {
+/** Step 6's answer: the token pair and the account. */
+const answer = (user: UserRecord, pair: TokenPair): Reply => ({
+  status: 201,
+  body: { access: pair.access, refresh: pair.refresh, user: { id: user.id, username: user.username, email: user.email } },
+});
+
+/** `store`: the plan that keeps the answer with the sign-in's transaction (an Idempotency-Key, API.md §8.7). */
+type Store = (reply: Reply) => WritePlan;
+
+async function signIn(provider: string, identity: VerifiedIdentity, store: Store): Promise<Reply> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await attemptSignIn(provider, identity);
+      return await attemptSignIn(provider, identity, store);
     } catch (err) {
       // Another request changed the account, linked the identity or took the e-mail or username.
       const raced = err instanceof StaleRecord || err instanceof LinkChanged || (err instanceof HttpError && err.type === 'conflict');
@@ -106,7 +116,7 @@ async function signIn(provider: string, identity: VerifiedIdentity): Promise<{ u
   }
 }
 
-async function attemptSignIn(provider: string, identity: VerifiedIdentity): Promise<{ user: UserRecord; pair: TokenPair }> {
+async function attemptSignIn(provider: string, identity: VerifiedIdentity, store: Store): Promise<Reply> {
   const now = new Date().toISOString();
   const link = await getSocialLink(provider, identity.iss, identity.sub);
   const linked = link ? await getUser(link.user_id) : null;
@@ -121,16 +131,18 @@ async function attemptSignIn(provider: string, identity: VerifiedIdentity): Prom
     const record: UserRecord = { ...user.record, last_login: now };
     if (linked) {
       const { pair, plan } = await issueTokenPair({ id: record.id, token_version: user.priv.token_version }, newId());
-      await commit(replaceUserPlan(user, record), plan);
-      return { user: record, pair };
+      const reply = answer(record, pair);
+      await commit(replaceUserPlan(user, record), plan, store(reply));
+      return reply;
     }
     // Linked now: every earlier session revoked, the password unusable, E10 — with the link.
     const priv = afterSocialLink(user.priv, now);
     const { pair, plan } = await issueTokenPair({ id: record.id, token_version: priv.token_version }, newId());
     const e10 = outboxPlan({ template: 'E10', to: record.email, data: { username: record.username, provider, linked_at: now } });
-    await commit(replaceUserPlan(user, record, priv), ...newLink(record.id), plan, e10);
+    const reply = answer(record, pair);
+    await commit(replaceUserPlan(user, record, priv), ...newLink(record.id), plan, e10, store(reply));
     logger.info('social identity linked: sessions revoked, password unusable', { provider, user_id: record.id });
-    return { user: record, pair };
+    return reply;
   }
 
   const username = await availableUsername([identity.preferred_username, identity.email.split('@')[0]], async (u) => {
@@ -141,9 +153,10 @@ async function attemptSignIn(provider: string, identity: VerifiedIdentity): Prom
   const account = pending ? await replaceRegistration(pending, input, now) : newAccount({ email: identity.email, active: true, ...input }, now);
   const record = account.user;
   const { pair, plan } = await issueTokenPair({ id: record.id, token_version: account.priv.token_version }, newId());
-  await commit(...account.plans, ...newLink(record.id), plan);
+  const reply = answer(record, pair);
+  await commit(...account.plans, ...newLink(record.id), plan, store(reply));
   logger.info(pending ? 'unactivated registration replaced by social sign-in' : 'account created by social sign-in', { provider, user_id: record.id });
-  return { user: record, pair };
+  return reply;
 }
 
 /** A profile name from a claim: one line, no control characters, at most 100 characters. */

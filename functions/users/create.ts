@@ -9,6 +9,8 @@
  *    reset replaces the registration; docs/decisions.md, squatting).
  * 4. Otherwise an inactive member, its empty profile and E1 (activation) in one transaction. The
  *    outbox holds the activation token's grant, not the token (the mailer makes it).
+ * 5. With an Idempotency-Key (API.md §8.7), the answer of 3 or 4 is stored in that transaction:
+ *    a retry gets the same answer, and no second e-mail goes out.
 
  *
  * The password is hashed in every case that reaches 2–4 (at the same time as the two reads), so
@@ -39,22 +41,24 @@ const register: Operation<typeof routes.create> = async (req) => {
   });
   const alreadyRegistered = async (other: StoredUser | null) => {
     const pending = other !== null && isPendingRegistration(other.record, other.priv);
-    await commit(mail({ template: 'E2', to: email, data: pending ? { pending } : {} }));
-    return answer(newId());
+    const reply = answer(newId());
+    await commit(mail({ template: 'E2', to: email, data: pending ? { pending } : {} }), req.idempotent(reply));
+    return reply;
   };
   if (byEmail) return alreadyRegistered(byEmail);
 
   const id = newId();
   const grant = newGrant();
   const account = newAccount({ id, email, username, passwordHash, active: false, nonces: { activation: grant.nonce } });
+  const reply = answer(id);
   try {
-    await commitAccount([...account.plans, mail({ template: 'E1', to: email, data: { username, uid: id, grant } })], false);
+    await commitAccount([...account.plans, mail({ template: 'E1', to: email, data: { username, uid: id, grant } }), req.idempotent(reply)], false);
   } catch (err) {
     // Registered meanwhile with this address: answered as above. A username taken meanwhile stays a 409.
     if (err instanceof HttpError && err.type === 'conflict' && err.extras.errors?.email) return alreadyRegistered(await getUserByEmail(email));
     throw err;
   }
-  return answer(id);
+  return reply;
 };
 
 export const handler = createHandler(routes.create, register, { rateLimits: requestLimits });

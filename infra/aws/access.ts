@@ -1,16 +1,18 @@
 /**
  * What each function may touch (DESIGN.md §6, least privilege), derived from the facts of its
  * route declaration (shared/http/route.ts) and nothing else: `access`, `keys` (the actions per
- * key pattern), `response.page`, `rateLimit`, `sendsMail` and `uses`. No route is named here: a
- * route that starts needing more says so in its declaration (e.g. `uses: ['signing-key']`).
+ * key pattern), `method` and `response` (a creation; `response.page`), `rateLimit`, `sendsMail`
+ * and `uses`. No route is named here: a route that starts needing more says so in its
+ * declaration (e.g. `uses: ['signing-key']`).
  */
 import { FUNCTION_ENV } from '../api-config.js';
 import { grant, grants, TABLE_ACTIONS, type KeyGrants, type KeyPattern, type TableAction } from '../../shared/db/key-patterns.js';
+import { IDEMPOTENCY_KEYS } from '../../shared/db/idempotency.js';
 import { OUTBOX_KEYS } from '../../shared/db/outbox.js';
 import { RATE_KEYS } from '../../shared/db/rate-counters.js';
 import { AUTH_KEYS } from '../../shared/db/users.js';
 import { routePolicies } from '../../shared/http/rate-limits.js';
-import type { Capability, RouteDecl } from '../../shared/http/route.js';
+import { takesIdempotencyKey, type Capability, type RouteDecl } from '../../shared/http/route.js';
 
 /** A public route's token check: the auth state of a sent token, read with the operation's own items (API.md §2.1). */
 export const TOKEN_CHECK: KeyGrants = grant(AUTH_KEYS, 'BatchGetItem');
@@ -22,16 +24,24 @@ export const RATE_COUNTING: KeyGrants = grant(RATE_KEYS, 'UpdateItem');
 export const MAIL_QUEUING: KeyGrants = grant(OUTBOX_KEYS, 'PutItem');
 
 /**
+ * A creation's Idempotency-Key (API.md §8.7, shared/db/idempotency.ts): the claim (a conditional
+ * PutItem, whose refusal returns the item there), the stored answer (a Put in the creation's
+ * transaction, or a PutItem after a refusal) and the claim given back (DeleteItem).
+ */
+export const IDEMPOTENT_CREATION: KeyGrants = grant(IDEMPOTENCY_KEYS, 'PutItem', 'DeleteItem');
+
+/**
  * What a route's function may do to the table: what its declaration grants (`keys`), plus what
  * every function of its kind needs — the token check of public routes, the counters of a
- * `rateLimit`, the outbox for `sendsMail`.
+ * `rateLimit`, the outbox for `sendsMail`, the Idempotency-Key of a creation (a POST answering 201).
  */
-export function routeKeys(route: Pick<RouteDecl, 'access' | 'keys' | 'rateLimit' | 'sendsMail'>): KeyGrants {
+export function routeKeys(route: Pick<RouteDecl, 'access' | 'keys' | 'rateLimit' | 'sendsMail' | 'method' | 'response'>): KeyGrants {
   return grants(
     route.keys,
     route.access === 'public' ? TOKEN_CHECK : {},
     routePolicies(route).length > 0 ? RATE_COUNTING : {},
     route.sendsMail ? MAIL_QUEUING : {},
+    takesIdempotencyKey(route) ? IDEMPOTENT_CREATION : {},
   );
 }
 

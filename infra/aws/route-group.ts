@@ -7,13 +7,13 @@
  * referenced here, so each nested stack stays far below the 500-resource limit however many
  * groups there are.
  */
-import { CfnParameter, NestedStack, Stack, type NestedStackProps, type RemovalPolicy } from 'aws-cdk-lib';
+import { CfnParameter, Duration, NestedStack, Stack, type NestedStackProps, type RemovalPolicy } from 'aws-cdk-lib';
 import { CfnIntegration, CfnRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { needsAuthorizer, type Method, type RouteDecl } from '../../shared/http/route.js';
+import { needsAuthorizer, ROUTE_TIMEOUT_SECONDS, type Method, type RouteDecl } from '../../shared/http/route.js';
 import { routeGrants, routeKeys, type SecretKey } from './access.js';
 import { functionMemory } from '../function-memory.js';
 import { originAccess } from './edge.js';
@@ -87,6 +87,8 @@ export class RouteGroupStack extends NestedStack {
         component: decl.name,
         description: key,
         memorySize: functionMemory(decl.name, entry.method === 'GET' ? 'read' : 'write'),
+        // An Idempotency-Key's claim outlives it (shared/http/idempotency.ts LEASE_MS).
+        timeout: Duration.seconds(ROUTE_TIMEOUT_SECONDS),
         logRemovalPolicy: shared.logRemovalPolicy,
         ...routeAccess(decl, shared, {
           pictures: () => this.bucketArn(PICTURES_BUCKET_ARN_PARAMETER, 'The pictures bucket (ARN)', shared.pictures.bucket.bucketArn),

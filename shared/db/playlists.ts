@@ -241,6 +241,16 @@ export function itemPlan(c: ItemChange): WritePlan {
   return { items: entries.map((e) => e[0]), meanings: entries.map((e) => e[1]) };
 }
 
+/**
+ * A title's record item as the creation of `item` leaves its counters (itemPlan adds to them):
+ * the card of the creation's answer, known before its transaction (API.md §8.7 stores it there).
+ */
+export function titleWithItem(kind: PlaylistKind, title: Item, item: ItemRecord): Item {
+  const out: Item = { ...title };
+  for (const [k, d] of deltas(null, counted(item)).title) out[statAttribute(k)] = Number(out[statAttribute(k)] ?? 0) + d;
+  return out;
+}
+
 // ---- What the relations consumer reads for cascades
 
 /** The users listing a title (a page of them, at most `limit`, after the user `after`), with their item ids, scores and favourites. */

@@ -447,14 +447,15 @@ async function commitTrying(tries: number, plans: WritePlan[]): Promise<void> {
   );
 }
 
-/** Commits a write of a record of `def`: for a kind the change feed follows, with its change (feed.ts). */
-async function commitRecordWrite<R extends BaseRecord>(def: EntityDef<R>, id: string, change: FeedChange, plan: WritePlan): Promise<void> {
+/** Commits a write of a record of `def`: for a kind the change feed follows, with its change (feed.ts); `also`: plans committed with it. */
+async function commitRecordWrite<R extends BaseRecord>(def: EntityDef<R>, id: string, change: FeedChange, plan: WritePlan, ...also: WritePlan[]): Promise<void> {
   const kind = feedKindOf(def.kind);
-  await commit(plan, ...(kind ? [changePlan({ kind, id, change })] : []));
+  await commit(plan, ...(kind ? [changePlan({ kind, id, change })] : []), ...also);
 }
 
-export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>): Promise<Stored<R>> {
-  await commitRecordWrite(def, r.id, 'created', createPlan(def, r, priv));
+/** `also`: plans committed with the record (e.g. a creation's stored answer, shared/db/idempotency.ts). */
+export async function createRecord<R extends BaseRecord>(def: EntityDef<R>, r: R, priv?: Record<string, unknown>, ...also: WritePlan[]): Promise<Stored<R>> {
+  await commitRecordWrite(def, r.id, 'created', createPlan(def, r, priv), ...also);
   return { record: r, rev: 1, ...(priv ? { priv } : {}) };
 }
 

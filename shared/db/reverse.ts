@@ -38,6 +38,7 @@ import { grant, grants, type KeyGrants } from './key-patterns.js';
 import { commit, del, put, StaleRecord, type WritePlan } from './records.js';
 import { compareCodePoints, sortKey, type OrderType, type OrderValue } from './sort-keys.js';
 import { TOMBSTONE_KEYS } from './tombstones.js';
+import { JOURNALED_ANSWERS } from './idempotency.js';
 
 export const reversePk = (kind: string, id: string) => `${kind}#${id}#X`;
 const fanOutPk = (kind: string, id: string) => `${kind}#${id}#F`;
@@ -434,4 +435,6 @@ export const RELATION_KEYS: KeyGrants = grants(
   grant('RECS#*', 'DeleteItem'),
   // A title it rewrites puts its change-feed change (feed.ts).
   FEED_WRITES,
+  // A title's journal may hold a creation's stored answer (idempotency.ts).
+  JOURNALED_ANSWERS,
 );

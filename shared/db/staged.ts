@@ -19,6 +19,8 @@
  *     Batches touch distinct items (a plan names an item once), so they are applied
  *     APPLY_AT_ONCE at a time: a write at the maxima (~600 index items, 8–10 batches) waits for
  *     three rounds of transactions, not ten.
+ * A creation's stored answer (an Idempotency-Key, shared/db/idempotency.ts) belongs to `main`;
+ * only when `main` alone is over one transaction does it follow in the rest (deferAnswers).
  * The request returns only after step 3 (a deletion's marker is then deleted), so what it wrote
  * is complete when it returns. A write that dies between 2 and 3 leaves journal items of the
  * record's current revision: the next writer of the record applies them first (finishJournal),
@@ -30,6 +32,7 @@ import { mapLimit } from '../concurrency.js';
 import { queryAll, type Item, type ItemKey } from './batch.js';
 import { send, tableName } from './client.js';
 import { cancellationReasons, isTransactionConflict, isUnavailable, retryOnConflict } from './errors.js';
+import { deferredFormOf } from './idempotency.js';
 import { commit, itemPlan, joinPlans, put, type WritePlan } from './records.js';
 
 const MAX_ITEMS = 100;
@@ -129,6 +132,23 @@ export async function stageJournal(rest: WritePlan, recordPk: string, rev: numbe
   return entries;
 }
 
+/**
+ * A main plan over one transaction that holds a creation's stored answer (an Idempotency-Key,
+ * API.md §8.7) and a uniqueness claim: the answer follows in the rest (idempotency.ts
+ * deferredFormOf says why that is safe). Any other plan is left as it is.
+ */
+function deferAnswers(main: WritePlan, rest: WritePlan): [WritePlan, WritePlan] {
+  if (!main.meanings.some((m) => m?.what === 'unique')) return [main, rest];
+  const deferred = main.items.map((item) => deferredFormOf(item));
+  if (deferred.every((d) => d === undefined)) return [main, rest];
+  const kept = main.items.flatMap((item, i) => (deferred[i] ? [] : [{ item, meaning: main.meanings[i]! }]));
+  const moved = deferred.filter((d): d is object => d !== undefined);
+  return [
+    { items: kept.map((k) => k.item), meanings: kept.map((k) => k.meaning) },
+    { items: [...rest.items, ...moved], meanings: [...rest.meanings, ...moved.map(() => null)] },
+  ];
+}
+
 /** The marker of a staged deletion whose journal is not applied yet: the record is gone, the marker names its write. */
 const deletionKey = (recordPk: string): ItemKey => ({ pk: recordPk, sk: 'W' });
 
@@ -151,6 +171,7 @@ export async function commitStaged(
   write: string,
   opts: { deletion?: boolean; feed?: WritePlan } = {},
 ): Promise<void> {
+  if (main.items.length > MAX_ITEMS) [main, rest] = deferAnswers(main, rest);
   const feed = opts.feed ?? { items: [], meanings: [] };
   if (main.items.length + feed.items.length + rest.items.length <= MAX_ITEMS) {
     await commit(main, feed, rest);

@@ -8,6 +8,7 @@ import { FEED_WRITES } from '../db/feed.js';
 import { indexReads } from './index-reader.js';
 import type * as z from 'zod/mini';
 import type { Caller, Role } from '../auth/roles.js';
+import { JOURNALED_ANSWERS } from '../db/idempotency.js';
 import { grant, grants, type CrudGrants, type KeyPattern } from '../db/key-patterns.js';
 import type { BaseRecord, WritePlan } from '../db/records.js';
 import type { LinkCount, Relations, StoredTitle, TitleDef } from '../db/titles.js';
@@ -105,6 +106,11 @@ interface TitleItems {
   tombstone: boolean;
   /** It has random picks: a creation or deletion moves its slots, reading the counter and a slot (GetItem; slots.ts). */
   random: boolean;
+  /**
+   * Its records' names are unique: a creation at the maxima of links may leave its stored answer
+   * (an Idempotency-Key) in its journal, which its writes finish (shared/db/idempotency.ts).
+   */
+  answers?: true;
 }
 
 /**
@@ -123,8 +129,8 @@ interface TitleItems {
 function titleOperations(t: TitleItems): CrudGrants {
   const tombstones = TOMBSTONE_READS;
   const views = t.views ? grants(grant(t.own, 'Query'), grant(t.views, 'BatchGetItem')) : {};
-  // Every write also makes its change-feed entry (shared/db/feed.ts).
-  const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones, FEED_WRITES);
+  // Every write also puts its change-feed change (shared/db/feed.ts); a title's journal may hold a creation's stored answer.
+  const write = grants(grant(t.own, 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'), t.random ? grant(t.own, 'GetItem') : {}, views, tombstones, FEED_WRITES, t.answers ? JOURNALED_ANSWERS : {});
   const linking = grants(write, grant(t.counted ?? [], 'BatchGetItem', 'UpdateItem'), grant(t.referenced ?? [], 'BatchGetItem'));
   return {
     list: grants(grant(t.own, 'BatchGetItem'), indexReads(t.own.replace(/#\*$/, '')), grant(t.filters ?? [], 'BatchGetItem'), tombstones),
@@ -137,7 +143,7 @@ function titleOperations(t: TitleItems): CrudGrants {
 
 /** The items of each title kind and of the records its operations read or write besides its own. */
 export const TITLE_ITEMS = {
-  anime: { own: 'ANIME#*', counted: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], referenced: ['CHARACTER#*', 'PERSON#*'], filters: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], tombstone: true, random: true },
+  anime: { own: 'ANIME#*', counted: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], referenced: ['CHARACTER#*', 'PERSON#*'], filters: ['GENRE#*', 'THEME#*', 'PRODUCER#*'], tombstone: true, random: true, answers: true },
   manga: {
     own: 'MANGA#*',
     counted: ['GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*'],
@@ -145,6 +151,7 @@ export const TITLE_ITEMS = {
     filters: ['GENRE#*', 'THEME#*', 'DEMOGRAPHIC#*', 'MAGAZINE#*', 'PERSON#*'],
     tombstone: true,
     random: true,
+    answers: true,
   },
   // A character's animes, mangas and voices are reverse views; the voices name their persons.
   character: { own: 'CHARACTER#*', filters: ['ANIME#*', 'MANGA#*'], views: ['PERSON#*'], tombstone: true, random: true },

@@ -2,9 +2,10 @@
  * CORS (API.md §1.1). Allowed origins are a deployment setting: CORS_ALLOWED_ORIGINS, a comma
  * separated list of origins, or `*` for any origin (reflected, never the literal `*`).
  */
-export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match';
+/** §1.1's headers, and §8.7's (a browser could neither send the key nor read the replay mark otherwise). */
+export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key';
 export const CORS_EXPOSE_HEADERS =
-  'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id';
+  'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Idempotent-Replayed';
 export const CORS_MAX_AGE = '600';
 
 function allowed(origin: string): boolean {

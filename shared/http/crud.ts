@@ -103,12 +103,9 @@ export function createOperation<R extends BaseRecord>(resource: Resource<R>): Op
     const at = now();
     const record = resource.toRecord(values, { id: newId(), created_at: at, updated_at: at }, null);
     resource.checkChange?.(null, record);
-    await createRecord(resource.entity, record, resource.privateDefaults?.());
-    return {
-      status: 201,
-      body: record,
-      headers: { location: `${req.baseUrl}/api/${resource.segment}/${record.id}/` },
-    };
+    const reply = { status: 201, body: record, headers: { location: `${req.baseUrl}/api/${resource.segment}/${record.id}/` } };
+    await createRecord(resource.entity, record, resource.privateDefaults?.(), req.idempotent(reply));
+    return reply;
   };
 }
 

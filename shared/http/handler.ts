@@ -13,6 +13,10 @@
  * The operation itself gets an `ApiRequest` and returns a `Reply`; it checks what depends on
  * stored data (404 for records, 403 for ownership, 412, body validation, 409) in that order.
  *
+ * A creation (a POST answering 201) takes an Idempotency-Key (API.md §8.7): interpret checks the
+ * header's form with the query, and the operation runs inside idempotently() (idempotency.ts),
+ * which claims the key first and stores or gives back the outcome after it.
+ *
  * A token sent to a public route (no authorizer there) is checked here: its signature first,
  * its user's auth state after the request has been read, in one BatchGetItem with the items the
  * operation declares it will read anyway (`Operation.prefetch`), so a signed-in read costs no
@@ -48,6 +52,8 @@ import {
 import { pathParamNames, type RouteDecl } from './route.js';
 import { idParams, pageQuerySchema } from './schemas.js';
 import { logger } from '../log.js';
+import type { WritePlan } from '../db/records.js';
+import { checkIdempotencyKey, idempotently, IDEMPOTENCY_HEADER, takesIdempotencyKey } from './idempotency.js';
 
 export type { ApiEvent, ApiResult, AuthorizerContext } from './observe.js';
 
@@ -85,6 +91,12 @@ export interface ApiRequest<R extends RouteDecl = RouteDecl> {
    * `null` where there is none; `undefined` when it was not read (read it yourself).
    */
   prefetched(key: ItemKey): Item | null | undefined;
+  /**
+   * The stored answer of a creation sent with an Idempotency-Key (API.md §8.7, idempotency.ts),
+   * as a plan for the transaction that creates the record: `reply` is what the operation then
+   * returns. Nothing when the request has no key.
+   */
+  idempotent(reply: Reply): WritePlan;
 }
 
 export interface PageParams {
@@ -165,6 +177,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
   const requestLimits = options.rateLimits ?? (() => noLimits);
   const limit = multipart ? MULTIPART_BODY_LIMIT : JSON_BODY_LIMIT;
   const limits = multipart ? multipartLimits(route.body as z.ZodMiniObject) : undefined;
+  const creates = takesIdempotencyKey(route);
   return {
     before: async (request) => {
       const event = request.event;
@@ -225,6 +238,7 @@ function interpret<R extends RouteDecl>(route: R, operation: Operation<R>, query
         q = parsedQuery.data as Record<string, unknown>;
         // Bound to the path as requested, path values included (a season's cursor is not another season's).
         if (typeof parsed.values.cursor === 'string') q.cursor = await decodeCursor(parsed.values.cursor, queryBinding(event.rawPath, pairs));
+        if (creates) checkIdempotencyKey(headers[IDEMPOTENCY_HEADER]);
         const parsedParams = params.safeParse(event.pathParameters ?? {});
         if (!parsedParams.success) throw new HttpError('not-found', 'No such record.');
         pathValues = parsedParams.data as Record<string, string>;
@@ -331,10 +345,11 @@ export function createHandler<R extends RouteDecl>(
   operation: Operation<R>,
   ...[options = {}]: R['access'] extends 'public' ? [HandlerOptions & { tokens: TokenVerification }] : [HandlerOptions?]
 ) {
+  const run = idempotently(route, operation);
   return middy<ApiEvent, ApiResult, Error, Context>()
     .use(lambdaLogging())
     .use(observe(route.name))
     .use(interpret(route, operation, pageQuerySchema(route), options))
     .use(represent(route))
-    .handler(async (event) => (await operation(requests.get(event) as ApiRequest<R>)) as unknown as ApiResult);
+    .handler(async (event) => (await run(requests.get(event) as ApiRequest<R>, event)) as unknown as ApiResult);
 }

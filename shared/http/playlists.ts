@@ -7,7 +7,7 @@
  * by the relations consumer.
  */
 import { getItems, type Item } from '../db/batch.js';
-import { countsWithoutDeleted, ensureList, itemKey, itemPlan, listKey, listUpdatePlan, listVectors, storedItem, storedList, type StoredItem, type StoredList } from '../db/playlists.js';
+import { countsWithoutDeleted, ensureList, itemKey, itemPlan, listKey, listUpdatePlan, listVectors, storedItem, storedList, titleWithItem, type StoredItem, type StoredList } from '../db/playlists.js';
 import { commit, commitContended, recordKeyOfKind, StaleRecord } from '../db/records.js';
 import { statsOf, titleRecordOf } from '../db/titles.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
@@ -143,14 +143,17 @@ export const createItemOperation =
     const more = itemErrors(kind, item, value as Record<string, unknown>, rec);
     if (Object.keys(more).length > 0) throw validationError(more);
     const userId = userOf(req);
-    await commitContended(
-      itemPlan({ kind, userId, before: null, after: item, blank: blankList(newId(), at), titleGone: { what: 'error', error: () => validationError({ [kind.idField]: [`No such ${kind.titleKind.toLowerCase()}.`] }) } }),
-    );
-    return {
+    // The card's counters as this item leaves them: the answer is known before the transaction, which stores it (§8.7).
+    const reply = {
       status: 201,
-      body: itemView(kind, item, await titleNow(kind, titleId as string, title)),
+      body: itemView(kind, item, titleWithItem(kind, title, item)),
       headers: { location: `${req.baseUrl}/api/playlists/${kind.segment}/${kind.items}/${item.id}/` },
     };
+    await commitContended(
+      itemPlan({ kind, userId, before: null, after: item, blank: blankList(newId(), at), titleGone: { what: 'error', error: () => validationError({ [kind.idField]: [`No such ${kind.titleKind.toLowerCase()}.`] }) } }),
+      req.idempotent(reply),
+    );
+    return reply;
   };
 
 /**

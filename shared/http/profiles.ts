@@ -110,7 +110,8 @@ export const createProfileOperation: Operation = (req) =>
     if (!value || !user) throw validationError(errors);
     const at = now();
     const profile = profileRecord({ id: user.user_id, username: user.username }, value as Record<string, unknown>, { id: newId(), created_at: at, updated_at: at });
+    const reply = { status: 201, body: profile, headers: { location: `${req.baseUrl}/api/profiles/${profile.id}/` } };
     // A user who has a profile already: 409 with that profile's id (the claim's owner).
-    await commit(createProfilePlan(profile), userUnchangedPlan(user));
-    return { status: 201, body: profile, headers: { location: `${req.baseUrl}/api/profiles/${profile.id}/` } };
+    await commit(createProfilePlan(profile), userUnchangedPlan(user), req.idempotent(reply));
+    return reply;
   });

@@ -125,8 +125,9 @@ export const createReviewOperation =
     const caller = req.caller!;
     const record: ReviewRecord = { id: newId(), kind: kind.kind, title_id: paramsOf(req).id, user_id: caller.user_id, ...input, created_at: at, updated_at: at };
     const stored: StoredReview = { record, rev: 1, helpful: 0 };
-    await commitContended(reviewPlan({ kind, before: null, after: stored, titleGone: { what: 'error', error: () => noSuchTitle(kind) } }));
-    return { status: 201, body: reviewView(record, 0, titleOf(title), caller.username) };
+    const reply = { status: 201, body: reviewView(record, 0, titleOf(title), caller.username) };
+    await commitContended(reviewPlan({ kind, before: null, after: stored, titleGone: { what: 'error', error: () => noSuchTitle(kind) } }), req.idempotent(reply));
+    return reply;
   };
 
 /**

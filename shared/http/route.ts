@@ -144,6 +144,15 @@ export function routeEntry(route: Pick<RouteDecl, 'name'>): string {
   return `functions/${group}/${op}.ts`;
 }
 
+/**
+ * The timeout of every route's function (infra/aws/route-group.ts), within API Gateway's 30 s.
+ * An Idempotency-Key's claim outlives it (shared/http/idempotency.ts LEASE_MS).
+ */
+export const ROUTE_TIMEOUT_SECONDS = 10;
+
+/** Whether a route takes an Idempotency-Key (API.md §8.7): a POST that creates (201). */
+export const takesIdempotencyKey = (route: Pick<RouteDecl, 'method' | 'response'>): boolean => route.method === 'POST' && route.response.status === 201;
+
 /** Whether the API Gateway route gets the Lambda authorizer. */
 export function needsAuthorizer(route: Pick<RouteDecl, 'access'>): boolean {
   return route.access !== 'public' && route.access !== 'credentials';

@@ -16,7 +16,7 @@ import { sfwExclusions } from '../domain/sfw.js';
 import { built, loadForChange, withoutDeleted, withoutPaths, writeTitle } from '../domain/title-writes.js';
 import { clock } from '../clock.js';
 import { newId } from '../ids.js';
-import type { ApiRequest, Operation } from './handler.js';
+import type { ApiRequest, Operation, Reply } from './handler.js';
 import { pageLimit, pageReply } from './page.js';
 import { addError, fieldErrors, invalidQuery, notFound } from '../problem.js';
 import { checkIfMatch, inShapeOrder, recordEtag } from './represent.js';
@@ -230,13 +230,14 @@ export function createTitle<R extends BaseRecord>(resource: TitleResource<R>): O
     const values = req.body() as Record<string, unknown>;
     const at = now();
     const meta = { id: newId(), created_at: at, updated_at: at, caller: req.caller };
-    let record: R | null = null;
+    let reply: Reply | null = null;
     await writeTitle(resource, async () => {
       const out = await built(resource, values, meta, null);
-      record = out.record;
-      return { before: null, after: out.record, relations: out.relations };
+      // The answer is known before the commit, which stores it with the record (§8.7).
+      reply = { status: 201, body: await detailOf(resource, out.record, await deletedNow()), headers: { location: `${req.baseUrl}/api/${resource.segment}/${meta.id}/` } };
+      return { before: null, after: out.record, relations: out.relations, extra: req.idempotent(reply) };
     });
-    return { status: 201, body: await detailOf(resource, record!, await deletedNow()), headers: { location: `${req.baseUrl}/api/${resource.segment}/${meta.id}/` } };
+    return reply!;
   };
 }
 

@@ -9,7 +9,7 @@
  * concurrent write of the record makes it retry from the read).
  */
 import { keepUploadPlan, putUploadGuard } from '../db/files.js';
-import type { BaseRecord } from '../db/records.js';
+import { joinPlans, type BaseRecord } from '../db/records.js';
 import type { StoredTitle } from '../db/titles.js';
 import type { JudgedImage } from '../domain/images.js';
 import { pictureRead, type Picture } from '../domain/media.js';
@@ -38,6 +38,7 @@ export function uploadPicture<R extends BaseRecord>(resource: TitleResource<R>):
     const at = new Date().toISOString();
     const file = await storeGuarded(id, image);
     const picture: Picture = { id: newId(), name, url: file.url, width: image.width, height: image.height, created_at: at, updated_at: at, file: file.key };
+    const reply = { status: 201, body: inShapeOrder(picture, Object.keys(pictureRead.shape)) };
     await writeTitle(resource, async () => {
       // The first attempt writes what was read above; a retry reads again.
       stored ??= await loadForChange(resource, id);
@@ -48,10 +49,10 @@ export function uploadPicture<R extends BaseRecord>(resource: TitleResource<R>):
         before,
         after: { ...before.record, updated_at: at },
         relations: { ...before.relations, pictures: [...(before.relations.pictures ?? []), picture] },
-        extra: keepUploadPlan(file.guard),
+        extra: joinPlans(keepUploadPlan(file.guard), req.idempotent(reply)),
       };
     });
-    return { status: 201, body: inShapeOrder(picture, Object.keys(pictureRead.shape)) };
+    return reply;
   };
 }
 

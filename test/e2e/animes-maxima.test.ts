@@ -2,17 +2,21 @@
  * An anime write at the contract's maxima of links (20 genres, 20 themes, 10 studios, 30
  * producers, 10 licensors) with a 255-character Japanese title (≈ 250 word postings): more than
  * one transaction, so it goes through the staged write (shared/db/staged.ts); with every external
- * id and 20 streaming links (API.md §8.2). It must read back
- * completely, keep every count exact when it returns, and move them all on a replace.
+ * id and 20 streaming links (API.md §8.2), and an Idempotency-Key (§8.7: its answer given
+ * again). It must read back completely, keep every count exact when it returns, and move them
+ * all on a replace.
  */
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectJson, send, uniqueName, walk } from '../support/contract.js';
+import { storedKey } from '../support/idempotency.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
 let auth: Record<string, string>;
+let userId: string;
 beforeAll(async () => {
-  auth = (await server.user('contributor')).auth;
+  ({ auth, id: userId } = await server.user('contributor'));
 });
 
 async function many(segment: string, n: number, extra: Record<string, unknown> = {}): Promise<{ id: string; name: string }[]> {
@@ -52,7 +56,15 @@ describe('a write at the maxima of links', () => {
     const external_ids = { mal: n(), anilist: n(), anidb: n(), kitsu: n(), bangumi: n() };
     const streaming = Array.from({ length: 20 }, (_, i) => ({ site: `Site ${i}`, url: `https://watch${i}.example.org/${n()}` }));
     const body = { name: uniqueName('Maximal'), name_jpn, ...ids(first), external_ids, streaming };
-    const a = expectJson(await send(server, 'POST', '/api/animes/', { body, headers: auth }), 201);
+    // Sent with an Idempotency-Key (§8.7): the main transaction is full (100 items), so the stored answer follows with the rest (staged.ts).
+    const key = randomUUID();
+    const a = expectJson(await send(server, 'POST', '/api/animes/', { body, headers: { ...auth, 'idempotency-key': key } }), 201);
+    const again = await send(server, 'POST', '/api/animes/', { body, headers: { ...auth, 'idempotency-key': key } });
+    expect(expectJson(again, 201)).toEqual(a);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const stored = (await storedKey({ user: userId }, key))!;
+    // The answer, sealed, stays far under DynamoDB's 400 KB item (gzip: names repeat in its Refs).
+    expect(Buffer.from(stored.item.sealed as Uint8Array).length).toBeLessThan(64 * 1024);
     expect(a.genres).toEqual(first.genres.map(({ id, name }) => ({ id, name })));
     expect(a.licensors).toHaveLength(10);
     expect(expectJson(await send(server, 'GET', `/api/animes/${a.id}/`), 200)).toEqual(a);

@@ -71,7 +71,9 @@ describe('every route group', () => {
     const k = kind('genres');
     const seen = await touching(() =>
       withLimits(async () => {
-        const genre = await create(server, k, contributor.auth, minimal(k, uniqueName('Scope')));
+        // With an Idempotency-Key (API.md §8.7): the claim, and the key given back after a 409.
+        const genre = await create(server, k, { ...contributor.auth, 'idempotency-key': randomUUID() }, minimal(k, uniqueName('Scope')));
+        expect((await send(server, 'POST', '/api/genres/', { body: minimal(k, genre.name), headers: { ...contributor.auth, 'idempotency-key': randomUUID() } })).status).toBe(409);
         expectJson(await send(server, 'GET', '/api/genres/'), 200);
         expectJson(await send(server, 'GET', '/api/genres/', { headers: member.auth }), 200);
         expectJson(await send(server, 'GET', `/api/genres/${genre.id}/`), 200);
@@ -88,12 +90,17 @@ describe('every route group', () => {
       expect(keysOf(seen, name).length, name).toBeGreaterThan(0);
       // A deletion also marks the genre deleted for the titles that embed it (tombstones.ts), and
       // a write of an explicit genre names it there (§8.3). The writes count the caller's requests
-      // (RATE#…, the catalogue write policy) and put their change-feed change (FEED#P, §8.5).
+      // (RATE#…, the catalogue write policy), put their change-feed change (FEED#P, §8.5), and the
+      // creation claims its Idempotency-Key (IDEM#…, §8.7).
       const shards = ['genres.delete', 'genres.create', 'genres.patch'].includes(name);
-      expect(keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (shards && (pk === 'DELETED' || pk === 'FEED#P'))), name).toBe(true);
+      const keyed = name === 'genres.create';
+      expect(
+        keysOf(seen, name).every((pk) => pk!.startsWith('GENRE#') || pk!.startsWith('RATE#') || pk === `AUTH#${member.id}` || (shards && (pk === 'DELETED' || pk === 'FEED#P')) || (keyed && pk!.startsWith('IDEM#'))),
+        name,
+      ).toBe(true);
     }
     expect(keysOf(seen, 'genres.get')).toContain(`AUTH#${member.id}`);
-    expect(keysOf(seen, 'authorizer')).toEqual(Array.from({ length: 5 }, () => `AUTH#${contributor.id}`));
+    expect(keysOf(seen, 'authorizer')).toEqual(Array.from({ length: 6 }, () => `AUTH#${contributor.id}`));
     // Every grant of these functions was needed (the writes also count the catalogue write policy).
     expect(unused(['genres.create', 'genres.list', 'genres.get', 'genres.patch', 'genres.delete'])).toEqual([]);
   });

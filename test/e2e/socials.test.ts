@@ -3,7 +3,7 @@
  * authorization-code flow with PKCE, driven like a browser would), and a fake provider whose
  * token endpoint answers what each test needs (wrong audience, nonce, issuer, signature…).
  */
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes, createHash, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -17,11 +17,13 @@ import { socialLinksOfUser } from '../../shared/db/social.js';
 import { deleteUserPlan, getUser, getUserByEmail, pendingRegistrations, replaceUserPlan } from '../../shared/db/users.js';
 import { newId } from '../../shared/ids.js';
 import { expectErrors, expectJson, expectProblem, send, type Sent } from '../support/contract.js';
+import { joinsStoredAnswer, storedKey, tableCalls } from '../support/idempotency.js';
 import { emailsTo, emailToken, waitForEmail } from '../support/mail.js';
 import { startFakeProvider, startOidcProvider, type FakeProvider, type OidcProvider } from '../support/identity-providers.js';
 import { useServer } from '../support/server.js';
 
 const server = useServer();
+const calls = tableCalls();
 const REDIRECT = 'https://app.example.org/auth/callback';
 const OTHER_REDIRECT = 'https://app.example.org/auth/other';
 const PASSWORD = 'a long and unusual passphrase';
@@ -194,6 +196,33 @@ describe('POST /api/socials/o/{provider}/ with a real provider', () => {
     expect(decodeJwt(again.access).fam).not.toBe(access.fam);
     expect((await getUser(body.user.id))!.record.last_login! >= user.record.last_login!).toBe(true);
     expect(await getUserByEmail(`changed.${t}@example.org`)).toBeNull();
+  });
+
+  it('with an Idempotency-Key, a finish sent again gets the same tokens (sealed in the table) and signs in nothing more; without it the state is spent', async () => {
+    const t = tag();
+    idp.account(`idem-${t}`, { email: `idem.${t}@example.org`, email_verified: true });
+    idp.signInAs(`idem-${t}`);
+    const back = await idp.authorize((await start('testidp')).href, REDIRECT);
+    const body = { code: back.searchParams.get('code'), state: back.searchParams.get('state') };
+    const key = randomUUID();
+    const read = calls.since();
+    const first = await send(server, 'POST', path('testidp'), { body, headers: { 'idempotency-key': key } });
+    const tokens = expectJson(first, 201);
+    // The answer went into the sign-in's own transaction.
+    expect(read().filter((c) => c.component === 'socials.finish').filter(joinsStoredAnswer)).toHaveLength(1);
+    const again = await send(server, 'POST', path('testidp'), { body, headers: { 'idempotency-key': key } });
+    expect(expectJson(again, 201)).toEqual(tokens);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // The table holds the answer only sealed under the key: no token can be read there.
+    const stored = (await storedKey({ ip: '127.0.0.1' }, key))!;
+    const sealed = Buffer.from(stored.item.sealed as Uint8Array);
+    for (const token of [tokens.access, tokens.refresh]) expect(JSON.stringify(stored.item).includes(token) || sealed.includes(token)).toBe(false);
+    expect(stored.outcome?.payload).toMatchObject({ reply: { status: 201, body: tokens } });
+    // One token family: the refresh token is the one recorded.
+    expectJson(await send(server, 'POST', '/api/tokens/jwt/refresh/', { body: { refresh: tokens.refresh } }), 200);
+    // Another key, or none: a new request, and the state is spent.
+    expectErrors(await send(server, 'POST', path('testidp'), { body }), 400, 'validation-error', ['state']);
+    expectErrors(await send(server, 'POST', path('testidp'), { body, headers: { 'idempotency-key': randomUUID() } }), 400, 'validation-error', ['state']);
   });
 
   it('client_secret_post clients work too; a plain http or non-https picture is not copied', async () => {

@@ -16,7 +16,9 @@ import { functionEnvironment } from '../../infra/local/runtime.js';
 import { TABLE } from '../../shared/db/table.js';
 import { POLICIES, routePolicies } from '../../shared/http/rate-limits.js';
 import { Router } from '../../shared/http/router.js';
-import { gatewayPath, needsAuthorizer } from '../../shared/http/route.js';
+import { IDEMPOTENCY_KEYS } from '../../shared/db/idempotency.js';
+import { LEASE_MS } from '../../shared/http/idempotency.js';
+import { gatewayPath, needsAuthorizer, ROUTE_TIMEOUT_SECONDS } from '../../shared/http/route.js';
 import { actionsOf, asList, functionsOf, logicalIdOf, rootValue, synth, type FunctionInfo, type Synthesized } from './synth.js';
 
 let dev: Synthesized;
@@ -253,6 +255,29 @@ describe('least privilege', () => {
         expect(rootValue(dev, f.stack, st.Resource), f.component).toEqual(tableArn(dev));
       }
     }
+  });
+
+  it('the functions of the 18 creating routes (POST, 201) may claim, store and give back an Idempotency-Key (PutItem, DeleteItem); those that finish title journals may put a stored answer; no other function may touch those items (API.md §8.7)', () => {
+    const creating = ROUTES.filter((r) => r.method === 'POST' && r.response.status === 201).map((r) => r.name).sort();
+    expect(creating).toHaveLength(18);
+    const granted = (f: FunctionInfo) =>
+      f.statements
+        .map((st) => st as { Action?: unknown; Condition?: Record<string, Record<string, unknown>> })
+        .filter((st) => asList(st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined).includes(IDEMPOTENCY_KEYS))
+        .flatMap((st) => asList(st.Action as string[]))
+        .sort();
+    const holders = fns.filter((f) => f.component !== undefined && granted(f).length > 0);
+    for (const f of holders.filter((x) => creating.includes(x.component!))) expect(granted(f), f.component).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem']);
+    // Besides them, whoever finishes an anime's or a manga's journal, which may hold a creation's stored answer, only puts it.
+    const finishers = ['animes.put', 'animes.patch', 'animes.delete', 'mangas.put', 'mangas.patch', 'mangas.delete', 'job.rankings', 'job.season-refresh', 'job.airing-status', 'stream.relations'];
+    expect(holders.map((f) => f.component).sort()).toEqual([...creating, ...finishers].sort());
+    for (const f of holders.filter((x) => finishers.includes(x.component!))) expect(granted(f), f.component).toEqual(['dynamodb:PutItem']);
+  });
+
+  it('every route function times out before an Idempotency-Key\'s claim does (shared/http/idempotency.ts LEASE_MS)', () => {
+    for (const f of routeFunctions(fns)) expect(f.properties.Timeout, f.component).toBe(ROUTE_TIMEOUT_SECONDS);
+    expect(ROUTE_TIMEOUT_SECONDS * 1000).toBeLessThan(LEASE_MS);
+    expect(ROUTE_TIMEOUT_SECONDS).toBeLessThan(30);
   });
 
   it('no policy anywhere has a wildcard action', () => {
@@ -544,9 +569,9 @@ describe('rankings job', () => {
     expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
   });
 
-  it('least privilege: the titles, characters and persons, their four indexes (published as a compaction does: decision O13), its lease, state and top lists; BatchWriteItem for the lists and the folded deltas only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
+  it('least privilege: the titles, characters and persons, their four indexes (published as a compaction does: decision O13), its lease, state and top lists (and the stored answers a title\'s journal may hold); BatchWriteItem for the lists and the folded deltas only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
     const job = byComponent('job.rankings');
-    expect(patterns(job).sort()).toEqual(['ANIME#*', 'ANIME#IX', 'CHARACTER#*', 'CHARACTER#IX', 'MANGA#*', 'MANGA#IX', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
+    expect(patterns(job).sort()).toEqual(['ANIME#*', 'ANIME#IX', 'CHARACTER#*', 'CHARACTER#IX', 'IDEM#*', 'MANGA#*', 'MANGA#IX', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
     const batches = job.statements.filter((st) => asList(st.Action).includes('dynamodb:BatchWriteItem'));
     expect(batches.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[])).sort()).toEqual(
       ['ANIME#IX', 'CHARACTER#IX', 'MANGA#IX', 'PERSON#IX', 'TOP#*'].sort(),

@@ -29,7 +29,8 @@
  *    state;
  *  - the recommendation lists (shared/db/recommendations.ts) keep nothing they should not: none
  *    of a title that is gone, and none still holds what the last completed run should have
- *    removed — a version superseded before that run, or an empty list (whatever their entries).
+ *    removed — a version superseded before that run, or an empty list (whatever their entries);
+ *  - the items of Idempotency-Keys: claims and sealed answers only, no answer that is not kept.
  *
  * expectApiRecount does the same for the numbers the API shows, from what each user's list shows.
  *
@@ -408,6 +409,19 @@ export function recount(items: ReadonlyMap<string, Item>, published?: ReadonlyMa
     const chunk = /^(ANIME|MANGA|CHARACTER|PERSON|NEWS)#([A-Za-z0-9_-]+)$/.exec(pk);
     if (chunk && sk.startsWith('C#') && !records.get(chunk[1]!)!.has(chunk[2]!)) problem(`chunk ${pk} ${sk} of a record that is gone`);
   }
+  // ---- Idempotency-Keys (shared/db/idempotency.ts): each item a claim or a stored answer, with
+  // nothing readable of its request or answer (a fingerprint and a sealed outcome); an answer is
+  // a creation's or a kept refusal (API.md §8.7: never a 5xx, 409 or 429).
+  const CLAIM = 'expires_at fp lease lease_until pk sk state';
+  const ANSWER = 'expires_at fp pk sealed sk state status';
+  for (const i of family('IDEM#')) {
+    const attributes = Object.keys(i).sort().join(' ');
+    const status = num(i.status);
+    if (!/^IDEM#[A-Za-z0-9_-]{43}$/.test(String(i.pk)) || i.sk !== 'I') problem(`idempotency item ${String(i.pk)} ${String(i.sk)}: not a key's`);
+    else if (i.state === 'pending' ? attributes !== CLAIM : i.state !== 'done' || attributes !== ANSWER) problem(`idempotency item ${String(i.pk)}: ${String(i.state)} with ${attributes}`);
+    else if (i.state === 'done' && !(status >= 200 && status < 500 && status !== 409 && status !== 429)) problem(`idempotency item ${String(i.pk)}: a ${status} stored`);
+  }
+
   // ---- Recommendation lists: a run removes the versions the run before it superseded and the
   // lists that became empty (those whose visible version was already visible when it started,
   // `prev`); a title's cascade removes its list.

@@ -46,7 +46,7 @@ describe('catch-all', () => {
     expect(res.headers).toMatchObject({
       'access-control-allow-origin': 'https://app.example.org',
       'access-control-allow-methods': 'GET, POST',
-      'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match',
+      'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key',
       'access-control-max-age': '600',
     });
     expect(res.headers.vary).toContain('Origin');
