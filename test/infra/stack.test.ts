@@ -569,9 +569,9 @@ describe('rankings job', () => {
     expect(alarms[0]!.properties).toMatchObject({ MetricName: 'Errors', Threshold: 1 });
   });
 
-  it('least privilege: the titles, characters and persons, their four indexes (published as a compaction does: decision O13), its lease, state and top lists (and the stored answers a title\'s journal may hold); BatchWriteItem for the lists and the folded deltas only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
+  it('least privilege: the titles, characters and persons, their four indexes (published as a compaction does: decision O13), its lease, state and top lists (and the stored answers and change-feed changes a title\'s journal may hold); BatchWriteItem for the lists and the folded deltas only; no accounts, tombstones, taxonomies, e-mail or pictures', () => {
     const job = byComponent('job.rankings');
-    expect(patterns(job).sort()).toEqual(['ANIME#*', 'ANIME#IX', 'CHARACTER#*', 'CHARACTER#IX', 'IDEM#*', 'MANGA#*', 'MANGA#IX', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
+    expect(patterns(job).sort()).toEqual(['ANIME#*', 'ANIME#IX', 'CHARACTER#*', 'CHARACTER#IX', 'FEED#P', 'IDEM#*', 'MANGA#*', 'MANGA#IX', 'PERSON#*', 'PERSON#IX', 'RANKINGS', 'TOP#*'].sort());
     const batches = job.statements.filter((st) => asList(st.Action).includes('dynamodb:BatchWriteItem'));
     expect(batches.flatMap((st) => asList((st as { Condition?: Record<string, Record<string, unknown>> }).Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'] as string[])).sort()).toEqual(
       ['ANIME#IX', 'CHARACTER#IX', 'MANGA#IX', 'PERSON#IX', 'TOP#*'].sort(),
