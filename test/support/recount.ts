@@ -37,6 +37,7 @@
  * Not checked: the jobs' results (top lists, the recommendations' entries: the fault tests compare
  * those with a clean run), rate-limit counters, sessions, the outbox.
  */
+import { feedProblems } from './feed-check.js';
 import { animeEntity, animeIndex } from '../../shared/db/animes.js';
 import { vectorOf, type IndexDef, type Vector } from '../../shared/db/catalogue-index.js';
 import { indexPk } from '../../shared/db/index-deltas.js';
@@ -463,6 +464,8 @@ export async function expectRecount(streams?: StreamPoller, table = tableName())
   if (streams) {
     await streams.caughtUp();
     items = await scanAll(table);
+    // The change feed's sequencer is among the consumers: every change numbered, without gaps (§8.5).
+    if ('feed' in streams.stats()) expect(feedProblems(items), 'the change feed').toEqual([]);
   } else items = await settled(table);
   expect(recount(items, await publishedVectors(items))).toEqual([]);
   return items;
