@@ -149,6 +149,28 @@ function deferAnswers(main: WritePlan, rest: WritePlan): [WritePlan, WritePlan] 
   ];
 }
 
+/**
+ * A main plan still over one transaction (a title at the maxima of links with every external id
+ * and its relations: 90 gained links, the record, six claims, its delta, slot and chunks): the
+ * record's own relation chunks that it puts follow in the rest. They carry no condition (the
+ * record's revision and the links' conditions guard the write), the journal is applied before
+ * the request returns, and a writer that dies first leaves it to the next writer of the record
+ * (finishJournal): so what the write returns is complete, as for any staged write.
+ */
+function deferChunks(main: WritePlan, rest: WritePlan, recordPk: string): [WritePlan, WritePlan] {
+  const isChunk = (item: object, i: number) => {
+    const putItem = (item as { Put?: { Item?: { pk?: unknown; sk?: unknown }; ConditionExpression?: unknown } }).Put;
+    return main.meanings[i] === null && putItem?.ConditionExpression === undefined && putItem?.Item?.pk === recordPk && String(putItem.Item.sk).startsWith('C#');
+  };
+  const moved = main.items.filter(isChunk);
+  if (moved.length === 0) return [main, rest];
+  const kept = main.items.flatMap((item, i) => (isChunk(item, i) ? [] : [{ item, meaning: main.meanings[i]! }]));
+  return [
+    { items: kept.map((k) => k.item), meanings: kept.map((k) => k.meaning) },
+    { items: [...moved, ...rest.items], meanings: [...moved.map(() => null), ...rest.meanings] },
+  ];
+}
+
 /** The marker of a staged deletion whose journal is not applied yet: the record is gone, the marker names its write. */
 const deletionKey = (recordPk: string): ItemKey => ({ pk: recordPk, sk: 'W' });
 
@@ -172,6 +194,7 @@ export async function commitStaged(
   opts: { deletion?: boolean; feed?: WritePlan } = {},
 ): Promise<void> {
   if (main.items.length > MAX_ITEMS) [main, rest] = deferAnswers(main, rest);
+  if (main.items.length > MAX_ITEMS) [main, rest] = deferChunks(main, rest, recordPk);
   const feed = opts.feed ?? { items: [], meanings: [] };
   if (main.items.length + feed.items.length + rest.items.length <= MAX_ITEMS) {
     await commit(main, feed, rest);

@@ -55,7 +55,11 @@ describe('a write at the maxima of links', () => {
     const n = () => 1 + Math.floor(Math.random() * 999_999_999);
     const external_ids = { mal: n(), anilist: n(), anidb: n(), kitsu: n(), bangumi: n() };
     const streaming = Array.from({ length: 20 }, (_, i) => ({ site: `Site ${i}`, url: `https://watch${i}.example.org/${n()}` }));
-    const body = { name: uniqueName('Maximal'), name_jpn, ...ids(first), external_ids, streaming };
+    // And a cast and staff: their chunks too (over 100 items in the main transaction: the chunks follow with the rest).
+    const [character] = await many('characters', 1);
+    const [person] = await many('persons', 1);
+    const cast = { characters: [{ character_id: character!.id, role: 'main', voice_actors: [{ person_id: person!.id, language: 'japanese' }] }], staff: [{ person_id: person!.id, positions: ['Director'] }] };
+    const body = { name: uniqueName('Maximal'), name_jpn, ...ids(first), external_ids, streaming, ...cast };
     // Sent with an Idempotency-Key (§8.7): the main transaction is full (100 items), so the stored answer follows with the rest (staged.ts).
     const key = randomUUID();
     const a = expectJson(await send(server, 'POST', '/api/animes/', { body, headers: { ...auth, 'idempotency-key': key } }), 201);
