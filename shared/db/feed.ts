@@ -114,14 +114,6 @@ export function pendingOf(image: Item | undefined): PendingChange | null {
 /** Changes per sequencing transaction: each is deleted and its entry put, with the head (DynamoDB's limit is 100 items). */
 export const SEQUENCE_BATCH = 49;
 
-/** The head moved since it was read (another sequencer ran at once): read it again. */
-export class FeedMoved extends Error {
-  constructor() {
-    super('the change feed\'s head moved since it was read');
-    this.name = 'FeedMoved';
-  }
-}
-
 /**
  * Numbers `changes` (at most SEQUENCE_BATCH, in commit order) after the head: one transaction
  * that deletes each change on the condition that it is still there, puts its entry and moves the
