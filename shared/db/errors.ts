@@ -102,26 +102,3 @@ export class Contended extends Error {
     this.retryAfter = retryAfter;
   }
 }
-
-/** How often a write is committed again when other writes took its turn (a sequence number: index deltas, the change feed; slots). */
-const TURN_TRIES = 40;
-/** The longest wait between two turns (ms); the waits are jittered and grow from a few ms. */
-const TURN_WAIT_MS = 100;
-
-/**
- * Runs `attempt` again while it fails with an error `lost` says is a lost turn (another write
- * took the number or slots it read: it reads them again), waiting a growing, jittered time
- * between turns; Contended (`what`) after TURN_TRIES. The record is not read again for these (it
- * did not change: that would be a conflict), only what the turn depends on.
- */
-export async function takingTurns<T>(attempt: () => Promise<T>, lost: (err: unknown) => boolean, what: string): Promise<T> {
-  for (let turn = 1; ; turn++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!lost(err)) throw err;
-      if (turn >= TURN_TRIES) throw new Contended(what);
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(TURN_WAIT_MS, 4 * 2 ** Math.min(turn, 5))));
-    }
-  }
-}

@@ -13,7 +13,7 @@ import { changesIndex, loadTitle, titleWrite, type Relations, type StoredTitle, 
 import { sameBut, vectorOf } from '../db/catalogue-index.js';
 import { DeltaMoved, readHead } from '../db/index-deltas.js';
 import { Deleted, tombstoneKey } from '../db/tombstones.js';
-import { Contended, takingTurns } from '../db/errors.js';
+import { Contended } from '../db/errors.js';
 import { feedKindOf } from '../db/feed.js';
 import { notFound, validationError } from '../problem.js';
 import { canonicalJson } from '../json.js';
@@ -47,9 +47,19 @@ export interface Change<R> {
 }
 
 /**
+ * How often a change is committed again when other writes of the kind took its turn first: moved
+ * the random-pick slots (creations, deletions) or took the index delta's number (every write that
+ * changes what the index holds: index-deltas.ts). The record is not read again for these (it did
+ * not change: that would be a conflict), only the kind's head and slots.
+ */
+const TURN_TRIES = 40;
+/** The longest wait between two turns (ms); the waits are jittered and grow from a few ms. */
+const TURN_WAIT_MS = 100;
+
+/**
  * Writes a title change, retrying from the read when a record it depends on changed meanwhile
  * (its own revision, or a linked record that was deleted or changed type), and committing it
- * again when other writes took its turn (errors.ts takingTurns). The main transaction also holds
+ * again when other writes of the kind took its turn (TURN_TRIES). The main transaction also holds
  * the resource's `extraPlan`, the attempt's `extra`, the record's index delta and its feed change.
  *
  * A linked record found gone (GoneLink: a link it only loses, to a record deleted since) is left
@@ -87,8 +97,8 @@ export async function writeTitle<R extends BaseRecord>(
     // Every write of a catalogue record but a derived one puts its change-feed change in its transaction (feed.ts).
     const fed = opts.feed !== false && opts.index !== 'patched' && feedKindOf(kind) !== null;
     try {
-      await takingTurns(
-        async () => {
+      for (let turn = 1; ; turn++) {
+        try {
           // Creations and deletions of a kind with random picks also move its slots (slots.ts).
           const [slots, deltaHead] = await Promise.all([
             resource.title.random && (!change.before || !change.after) ? readSlots(kind, change.after ? undefined : change.before!.record.id) : undefined,
@@ -105,11 +115,13 @@ export async function writeTitle<R extends BaseRecord>(
           });
           const main = joinPlans(plan.main, ...(own ? [own] : []), ...(change.extra ? [change.extra] : []));
           await commitStaged(main, plan.rest, plan.pk, plan.rev, plan.write, { deletion: !change.after, ...(plan.feed ? { feed: plan.feed } : {}) });
-        },
-        (err) => err instanceof SlotsMoved || err instanceof DeltaMoved,
-        `The ${resource.noun}`,
-      );
-      return;
+          return;
+        } catch (err) {
+          if (!(err instanceof SlotsMoved || err instanceof DeltaMoved)) throw err;
+          if (turn >= TURN_TRIES) throw new Contended(`The ${resource.noun}`);
+          await new Promise((r) => setTimeout(r, Math.random() * Math.min(TURN_WAIT_MS, 4 * 2 ** Math.min(turn, 5))));
+        }
+      }
     } catch (err) {
       if (err instanceof GoneLink && !skip.has(err.key)) {
         skip.add(err.key);
